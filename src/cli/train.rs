@@ -1,0 +1,146 @@
+//! `logicars train`: build the model, train it, save it.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use logicars::model::Model;
+use logicars::model_file;
+use logicars::tasks::{preset, TaskKind};
+use logicars::train::train;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::progress::Progress;
+use super::thread_pool;
+
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    /// The task; its preset holds the paper's hyperparameters.
+    #[arg(value_enum)]
+    pub task: TaskKind,
+    /// A reduced model for quick runs (sizes in the README).
+    #[arg(long)]
+    pub small: bool,
+    /// Epochs (optimizer steps); default from the preset.
+    #[arg(long)]
+    pub epochs: Option<usize>,
+    /// Seed of wiring and data; the same seed gives the same log for any --threads.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print a progress line every N epochs (default: a tenth of the run).
+    #[arg(long)]
+    pub log_interval: Option<usize>,
+    /// Per-epoch metrics CSV (default: metrics.csv beside the model).
+    #[arg(long)]
+    pub log: Option<PathBuf>,
+    /// Where to save the model (default: runs/<task>[-small]-seed<S>/model.json).
+    #[arg(long)]
+    pub save: Option<PathBuf>,
+    /// Learning rate; default from the preset.
+    #[arg(long)]
+    pub lr: Option<f32>,
+    /// Grids per batch; default from the preset.
+    #[arg(long)]
+    pub batch: Option<usize>,
+    /// Steps per rollout; default from the preset.
+    #[arg(long)]
+    pub steps: Option<usize>,
+}
+
+pub fn run(args: TrainArgs) -> Result<()> {
+    let (mut config, mut settings) = preset(args.task, args.small);
+    settings.seed = args.seed;
+    if let Some(epochs) = args.epochs {
+        settings.epochs = epochs;
+    }
+    if let Some(batch) = args.batch {
+        settings.batch = batch;
+    }
+    if let Some(lr) = args.lr {
+        settings.learning_rate = lr;
+    }
+    if let Some(steps) = args.steps {
+        config.steps = steps;
+    }
+    if settings.epochs == 0 {
+        bail!("--epochs must be at least 1");
+    }
+    if settings.batch == 0 {
+        bail!("--batch must be at least 1");
+    }
+    if !(settings.learning_rate.is_finite() && settings.learning_rate > 0.0) {
+        bail!(
+            "--lr must be a positive number, got {}",
+            settings.learning_rate
+        );
+    }
+    let interval = args.log_interval.unwrap_or((settings.epochs / 10).max(1));
+    if interval == 0 {
+        bail!("--log-interval must be at least 1");
+    }
+    let run_name = format!(
+        "{}{}-seed{}",
+        args.task.name(),
+        if args.small { "-small" } else { "" },
+        args.seed
+    );
+    let model_path = args
+        .save
+        .unwrap_or_else(|| PathBuf::from("runs").join(run_name).join("model.json"));
+    let log_path = args
+        .log
+        .unwrap_or_else(|| model_path.with_file_name("metrics.csv"));
+
+    let pool = thread_pool(args.threads)?;
+    let threads = pool.current_num_threads();
+    pool.install(|| {
+        let model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed)).context("building the model")?;
+        eprintln!(
+            "Training {} ({} gates, {} per cell step) for {} epochs, batch {}, {} steps, {} threads",
+            args.task.name(),
+            model.gate_count(),
+            model.config.gates_per_cell_step(),
+            settings.epochs,
+            settings.batch,
+            model.config.steps,
+            threads
+        );
+        let mut progress = Progress::new(settings.epochs, interval, &log_path)?;
+        let mut log_error = None;
+        let (trainer, summary, stopped) = train(model, settings, |m| {
+            if let Err(e) = progress.record(m) {
+                log_error.get_or_insert(e);
+            }
+        });
+        let wall = progress.elapsed_s();
+        progress.finish()?;
+        if let Some(e) = log_error {
+            return Err(e);
+        }
+        model_file::save(&trainer.model, &model_path)?;
+        if let Some(e) = stopped {
+            bail!("{e}; the last good model is saved in {}", model_path.display());
+        }
+        println!("epochs:       {}", summary.epochs);
+        println!("wall time:    {wall:.2} s ({:.1} ms per epoch)", 1000.0 * wall / summary.epochs as f64);
+        if let Some(last) = summary.last {
+            println!(
+                "final:        soft_loss={:.4}, hard_loss={:.0}, acc={:.2}%",
+                last.soft_loss,
+                last.hard_loss,
+                last.accuracy * 100.0
+            );
+        }
+        match summary.first_perfect_epoch {
+            Some(e) => println!("hard loss 0:  first at epoch {e}"),
+            None => println!("hard loss 0:  not reached"),
+        }
+        println!("model:        {}", model_path.display());
+        println!("log:          {}", log_path.display());
+        Ok(())
+    })
+}

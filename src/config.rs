@@ -1,0 +1,167 @@
+//! What a model is: everything needed to build and run it, saved in the model file.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ConfigError;
+use crate::tasks::TaskKind;
+
+/// The most channels a cell may have.
+pub const MAX_CHANNELS: usize = 128;
+/// Patch positions a cell perceives (its 3x3 neighbourhood).
+pub const PATCH: usize = 9;
+
+/// The architecture and the automaton a model runs in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// The task the model was trained for; it defines the initial states and the target.
+    pub task: TaskKind,
+    /// Bits per cell.
+    pub channels: usize,
+    pub height: usize,
+    pub width: usize,
+    /// Wrap around at the border (else the outside reads 0).
+    pub periodic: bool,
+    /// Steps of one rollout.
+    pub steps: usize,
+    /// `None`: synchronous steps; `Some(p)`: each cell updates with probability p.
+    pub fire_rate: Option<f32>,
+    /// Perception kernels (each with its own logits, all sharing wires).
+    pub kernels: usize,
+    /// Gates per perception layer (the input is the 9 patch positions).
+    pub perception_layers: Vec<usize>,
+    /// Gates per update layer; the last must equal `channels`.
+    pub update_layers: Vec<usize>,
+    /// Channels that the loss and the accuracy compare with the target.
+    pub target_channels: Vec<usize>,
+}
+
+impl ModelConfig {
+    /// Outputs of the last perception layer (S in REFERENCE.md).
+    pub fn perception_outputs(&self) -> usize {
+        *self.perception_layers.last().unwrap_or(&PATCH)
+    }
+
+    /// Width of the update network's input: own channels, then every kernel output.
+    pub fn update_inputs(&self) -> usize {
+        self.channels + self.channels * self.perception_outputs() * self.kernels
+    }
+
+    /// Gates of the model (perception counted once per kernel).
+    pub fn gate_count(&self) -> usize {
+        self.kernels * self.perception_layers.iter().sum::<usize>()
+            + self.update_layers.iter().sum::<usize>()
+    }
+
+    /// Gates a cell evaluates per step (perception runs on every channel).
+    pub fn gates_per_cell_step(&self) -> usize {
+        self.channels * self.kernels * self.perception_layers.iter().sum::<usize>()
+            + self.update_layers.iter().sum::<usize>()
+    }
+
+    /// Checks everything that does not depend on wiring; wiring checks its own widths.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |m: String| Err(ConfigError::invalid(m));
+        if self.channels == 0 || self.channels > MAX_CHANNELS {
+            return bad(format!(
+                "channels must be 1..={MAX_CHANNELS}, got {}",
+                self.channels
+            ));
+        }
+        if self.height == 0 || self.width == 0 {
+            return bad(format!(
+                "the grid must not be empty, got {}x{}",
+                self.height, self.width
+            ));
+        }
+        if self.steps == 0 {
+            return bad("steps must be at least 1".into());
+        }
+        if let Some(rate) = self.fire_rate {
+            if !(rate > 0.0 && rate <= 1.0) {
+                return bad(format!("fire rate must be in (0, 1], got {rate}"));
+            }
+        }
+        if self.kernels == 0 {
+            return bad("kernels must be at least 1".into());
+        }
+        match self.perception_layers.first() {
+            Some(8) => {}
+            Some(w) => {
+                return bad(format!(
+                    "the first perception layer must have 8 gates (one per neighbour), got {w}"
+                ))
+            }
+            None => return bad("perception needs at least one layer".into()),
+        }
+        if self.perception_layers.contains(&0) || self.update_layers.contains(&0) {
+            return bad("every layer needs at least one gate".into());
+        }
+        match self.update_layers.last() {
+            Some(&last) if last == self.channels => {}
+            Some(&last) => {
+                return bad(format!(
+                    "the last update layer must have one gate per channel ({}), got {last}",
+                    self.channels
+                ))
+            }
+            None => return bad("the update network needs at least one layer".into()),
+        }
+        if self.target_channels.is_empty() {
+            return bad("at least one target channel is needed".into());
+        }
+        if let Some(&c) = self.target_channels.iter().find(|&&c| c >= self.channels) {
+            return bad(format!(
+                "target channel {c} does not exist in {} channels",
+                self.channels
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// How one training run goes (not saved with the model).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainSettings {
+    pub epochs: usize,
+    pub batch: usize,
+    pub learning_rate: f32,
+    pub seed: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::{preset, TaskKind};
+
+    #[test]
+    fn reference_checkerboard_has_the_papers_gate_counts() {
+        let (config, _) = preset(TaskKind::Checkerboard, false);
+        assert_eq!(config.gate_count(), 3040);
+        assert_eq!(
+            config.kernels * config.perception_layers.iter().sum::<usize>(),
+            224
+        );
+        assert_eq!(config.update_layers.iter().sum::<usize>(), 2816);
+        assert_eq!(config.gates_per_cell_step(), 4608);
+        assert_eq!(config.update_inputs(), 264);
+    }
+
+    #[test]
+    fn invalid_configs_are_named() {
+        let (good, _) = preset(TaskKind::Checkerboard, true);
+        let check = |edit: fn(&mut ModelConfig), needle: &str| {
+            let mut c = good.clone();
+            edit(&mut c);
+            let err = c.validate().unwrap_err().to_string();
+            assert!(err.contains(needle), "{err} should mention {needle}");
+        };
+        check(|c| c.channels = 129, "channels");
+        check(|c| c.height = 0, "grid");
+        check(|c| c.steps = 0, "steps");
+        check(|c| c.fire_rate = Some(1.5), "fire rate");
+        check(|c| c.update_layers.push(3), "last update layer");
+        check(|c| c.target_channels = vec![99], "target channel");
+        check(|c| c.perception_layers[0] = 4, "8 gates");
+    }
+}

@@ -1,0 +1,104 @@
+//! Lanes: every (batch element, cell) pair, and who reads whom.
+//!
+//! Lane `l = b * H * W + row * W + col`. Lanes are padded to whole tiles; padding lanes
+//! read nothing and are read by nobody.
+
+/// Marks a missing neighbour (outside a zero-padded grid, or a padding lane).
+pub const NO_LANE: u32 = u32::MAX;
+
+/// Patch position `p` is the offset (p / 3 - 1, p % 3 - 1) in (rows, columns).
+pub fn patch_offset(p: usize) -> (isize, isize) {
+    (p as isize / 3 - 1, p as isize % 3 - 1)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Geometry {
+    pub batch: usize,
+    pub height: usize,
+    pub width: usize,
+    pub periodic: bool,
+    /// Real lanes.
+    pub lanes: usize,
+    /// Lanes rounded up to whole tiles.
+    pub padded_lanes: usize,
+    pub tile: usize,
+    /// `neighbors[l][p]`: the lane that lane `l` sees at patch position `p`.
+    pub neighbors: Vec<[u32; 9]>,
+    /// `readers[l][p]`: the lane that sees lane `l` at patch position `p`.
+    pub readers: Vec<[u32; 9]>,
+}
+
+impl Geometry {
+    pub fn new(batch: usize, height: usize, width: usize, periodic: bool, tile: usize) -> Self {
+        let lanes = batch * height * width;
+        let padded_lanes = lanes.div_ceil(tile) * tile;
+        let mut neighbors = vec![[NO_LANE; 9]; padded_lanes];
+        let mut readers = vec![[NO_LANE; 9]; padded_lanes];
+        let (h, w) = (height as isize, width as isize);
+        for lane in 0..lanes {
+            let b = lane / (height * width);
+            let (row, col) = (((lane / width) % height) as isize, (lane % width) as isize);
+            for p in 0..9 {
+                let (dr, dc) = patch_offset(p);
+                let (r, c) = (row + dr, col + dc);
+                let (r, c) = if periodic {
+                    (r.rem_euclid(h), c.rem_euclid(w))
+                } else if r < 0 || c < 0 || r >= h || c >= w {
+                    continue;
+                } else {
+                    (r, c)
+                };
+                let seen = b * height * width + (r * w + c) as usize;
+                neighbors[lane][p] = seen as u32;
+                readers[seen][p] = lane as u32;
+            }
+        }
+        Geometry {
+            batch,
+            height,
+            width,
+            periodic,
+            lanes,
+            padded_lanes,
+            tile,
+            neighbors,
+            readers,
+        }
+    }
+
+    pub fn tiles(&self) -> usize {
+        self.padded_lanes / self.tile
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_padded_corner_sees_four_cells() {
+        let g = Geometry::new(1, 3, 3, false, 64);
+        let seen: Vec<u32> = g.neighbors[0]
+            .iter()
+            .copied()
+            .filter(|&n| n != NO_LANE)
+            .collect();
+        assert_eq!(seen, vec![0, 1, 3, 4]);
+        assert_eq!(g.neighbors[4], [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    }
+
+    #[test]
+    fn periodic_wraps_and_readers_invert_neighbors() {
+        let g = Geometry::new(2, 3, 4, true, 16);
+        assert_eq!(g.padded_lanes, 32);
+        // Lane 12 is batch 1, (0,0); its upper-left neighbour wraps to (2,3).
+        assert_eq!(g.neighbors[12][0], 12 + 2 * 4 + 3);
+        for l in 0..g.lanes {
+            for p in 0..9 {
+                let n = g.neighbors[l][p];
+                assert_eq!(g.readers[n as usize][p], l as u32);
+            }
+        }
+        assert!(g.neighbors[30].iter().all(|&n| n == NO_LANE));
+    }
+}

@@ -1,0 +1,5 @@
+//! Hot loops over the lanes of one tile. Each fast kernel has a scalar reference beside
+//! it, and tests compare the two.
+
+pub mod hard;
+pub mod soft;

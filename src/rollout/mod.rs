@@ -1,0 +1,5 @@
+//! Rollouts of the automaton: many steps of every cell, soft (for training) or hard.
+
+pub mod hard;
+pub mod masks;
+pub mod soft;

@@ -1,0 +1,128 @@
+//! Analytic gradients of whole rollouts against central finite differences.
+
+use logicars::config::ModelConfig;
+use logicars::grid::Grids;
+use logicars::model::Model;
+use logicars::rollout::masks::FireMasks;
+use logicars::rollout::soft::ActivationMemory;
+use logicars::tasks::TaskKind;
+use logicars::train::trainer::loss_and_gradient;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// A tiny model on 2 x 6 x 7 = 84 lanes (two tiles, so the cross-tile scatter is
+/// exercised): 2 channels, 2 kernels, perception [8, 4, 2], update [8, 4, 2].
+fn tiny_config(steps: usize, fire_rate: Option<f32>, periodic: bool) -> ModelConfig {
+    ModelConfig {
+        task: TaskKind::Checkerboard,
+        channels: 2,
+        height: 6,
+        width: 7,
+        periodic,
+        steps,
+        fire_rate,
+        kernels: 2,
+        perception_layers: vec![8, 4, 2],
+        update_layers: vec![8, 4, 2],
+        target_channels: vec![0, 1],
+    }
+}
+
+/// Random logits (so no gate is saturated), soft random inputs and targets.
+fn tiny_case(config: ModelConfig, seed: u64) -> (Model, Grids, Grids) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut model = Model::new(config, &mut rng).unwrap();
+    for logits in &mut model.logits {
+        for l in logits.iter_mut() {
+            *l = rng.gen_range(-1.5..1.5);
+        }
+    }
+    let c = &model.config;
+    let mut init = Grids::zeros(2, c.height, c.width, c.channels);
+    for v in &mut init.values {
+        *v = rng.gen();
+    }
+    let mut target = Grids::zeros(2, c.height, c.width, c.target_channels.len());
+    for v in &mut target.values {
+        *v = rng.gen_range(0..2) as f32;
+    }
+    (model, init, target)
+}
+
+/// Compares every logit's analytic gradient with a central difference (h = 1e-2, f32
+/// forward, so agreement is checked to a relative 2% plus an absolute floor).
+fn check(
+    model: Model,
+    init: Grids,
+    target: Grids,
+    masks: Option<FireMasks>,
+    memory: ActivationMemory,
+) {
+    let (_, analytic) = loss_and_gradient(&model, &init, &target, masks.as_ref(), memory);
+    let mut worst: f64 = 0.0;
+    let mut checked = 0;
+    for gate in 0..model.logits.len() {
+        for op in 0..16 {
+            let h = 1e-2f32;
+            let mut up = model.clone();
+            up.logits[gate][op] += h;
+            let mut down = model.clone();
+            down.logits[gate][op] -= h;
+            let (lu, _) = loss_and_gradient(&up, &init, &target, masks.as_ref(), memory);
+            let (ld, _) = loss_and_gradient(&down, &init, &target, masks.as_ref(), memory);
+            let numeric = (lu - ld) / (2.0 * h as f64);
+            let got = analytic[gate][op] as f64;
+            if numeric.abs() > 0.05 {
+                worst = worst.max((got - numeric).abs() / numeric.abs());
+            }
+            assert!(
+                (got - numeric).abs() <= 0.02 * numeric.abs() + 2e-3,
+                "gate {gate} op {op}: analytic {got} vs numeric {numeric}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 300, "checked {checked} logits");
+    eprintln!("worst relative error (|gradient| > 0.05) {worst:.2e} over {checked} logits");
+    assert!(worst < 5e-3, "large gradients must agree closely: {worst}");
+}
+
+#[test]
+fn synchronous_rollout_gradient_matches_finite_differences() {
+    let (model, init, target) = tiny_case(tiny_config(3, None, false), 11);
+    check(model, init, target, None, ActivationMemory::Recompute);
+}
+
+#[test]
+fn stored_activations_give_the_same_gradient() {
+    let (model, init, target) = tiny_case(tiny_config(3, None, true), 12);
+    let (l1, g1) = loss_and_gradient(&model, &init, &target, None, ActivationMemory::Recompute);
+    let (l2, g2) = loss_and_gradient(&model, &init, &target, None, ActivationMemory::Store);
+    assert_eq!(l1, l2);
+    assert_eq!(g1, g2);
+}
+
+#[test]
+fn asynchronous_periodic_rollout_gradient_matches_finite_differences() {
+    let (model, init, target) = tiny_case(tiny_config(4, Some(0.6), true), 13);
+    let lanes = 2 * 6 * 7;
+    let masks = FireMasks::draw(4, lanes, 0.6, &mut ChaCha8Rng::seed_from_u64(3));
+    assert!(masks.fires.contains(&false) && masks.fires.contains(&true));
+    check(
+        model,
+        init,
+        target,
+        Some(masks),
+        ActivationMemory::Recompute,
+    );
+}
+
+#[test]
+fn gate_wired_twice_to_one_input_gets_both_contributions() {
+    let (mut model, init, target) = tiny_case(tiny_config(2, None, false), 14);
+    // Wire the first two update gates to a single input each: a == b.
+    let w = &mut model.update[0].wires;
+    w.b[0] = w.a[0];
+    w.b[1] = w.a[1];
+    check(model, init, target, None, ActivationMemory::Recompute);
+}

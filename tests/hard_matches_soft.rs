@@ -1,0 +1,84 @@
+//! With saturated logits the soft rollout is the hard rollout: both paths agree.
+
+use logicars::circuit::Circuit;
+use logicars::config::ModelConfig;
+use logicars::geometry::Geometry;
+use logicars::grid::Grids;
+use logicars::kernels::soft::TILE;
+use logicars::model::Model;
+use logicars::parameters::{hard_truth, SoftParams};
+use logicars::rollout::hard::HardRollout;
+use logicars::rollout::masks::FireMasks;
+use logicars::rollout::soft::{state_index, ActivationMemory, SoftRollout};
+use logicars::tasks::TaskKind;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn run(periodic: bool, fire_rate: Option<f32>, seed: u64) {
+    let config = ModelConfig {
+        task: TaskKind::Checkerboard,
+        channels: 3,
+        height: 9,
+        width: 11,
+        periodic,
+        steps: 5,
+        fire_rate,
+        kernels: 3,
+        perception_layers: vec![8, 4, 2],
+        update_layers: vec![16, 12, 8, 4, 3],
+        target_channels: vec![0],
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut model = Model::new(config.clone(), &mut rng).unwrap();
+    for logits in &mut model.logits {
+        *logits = [0.0; 16];
+        logits[rng.gen_range(1..15)] = 200.0; // exp(-200) is 0 in f32: an exact one-hot, never a constant op
+    }
+    let batch = 3;
+    let init = Grids::random_bits(batch, 9, 11, 3, &mut rng);
+    let masks = fire_rate.map(|r| FireMasks::draw(5, batch * 99, r, &mut rng));
+    let circuit = Circuit::compile(&model);
+
+    let geometry = Geometry::new(batch, 9, 11, periodic, TILE);
+    let mut soft = SoftRollout::new(
+        geometry,
+        &circuit,
+        5,
+        model.gate_count(),
+        ActivationMemory::Recompute,
+    );
+    soft.set_initial(&init);
+    soft.forward(
+        &circuit,
+        &SoftParams::from_logits(&model.logits).coefs,
+        masks.as_ref(),
+    );
+
+    let mut hard = HardRollout::new(batch, 9, 11, periodic, &circuit);
+    hard.set_state(&init);
+    hard.run(&circuit, &hard_truth(&model.logits), masks.as_ref(), 5);
+
+    let mut ones = 0;
+    for lane in 0..batch * 99 {
+        for c in 0..3 {
+            let s = soft.final_state()[state_index(3, c, lane)];
+            assert!(s == 0.0 || s == 1.0, "soft value {s} is not a bit");
+            assert_eq!(s == 1.0, hard.bit(c, lane), "lane {lane} channel {c}");
+            ones += (s == 1.0) as usize;
+        }
+    }
+    assert!(
+        ones > 0 && ones < batch * 99 * 3,
+        "a constant output would prove little"
+    );
+}
+
+#[test]
+fn zero_padded_sync() {
+    run(false, None, 1);
+}
+
+#[test]
+fn periodic_async() {
+    run(true, Some(0.6), 2);
+}
