@@ -1,1 +1,124 @@
-fn main() {}
+//! Speed of the trainer's hot paths. Run: `cargo bench --bench trainer`.
+//!
+//! Every group runs in a 2-thread pool (this project's reference machine has 2 cores)
+//! unless its name says otherwise.
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use logicars::circuit::{Circuit, GateRef};
+use logicars::kernels::soft::{self, TILE};
+use logicars::model::Model;
+use logicars::parameters::hard_truth;
+use logicars::rollout::hard::HardRollout;
+use logicars::rollout::soft::ActivationMemory;
+use logicars::tasks::{preset, TaskKind};
+use logicars::train::Trainer;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+}
+
+fn reference_trainer(memory: ActivationMemory) -> Trainer {
+    let (config, settings) = preset(TaskKind::Checkerboard, false);
+    let model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed)).unwrap();
+    Trainer::with_memory(model, settings, memory)
+}
+
+/// One training epoch of the reference checkerboard: batch 2, 16x16, 20 steps,
+/// soft forward + BPTT + hard rollout + AdamW.
+fn epoch(c: &mut Criterion) {
+    let mut group = c.benchmark_group("epoch");
+    group.sample_size(30);
+    for (name, memory, threads) in [
+        (
+            "checkerboard/recompute/2-threads",
+            ActivationMemory::Recompute,
+            2,
+        ),
+        ("checkerboard/store/2-threads", ActivationMemory::Store, 2),
+        (
+            "checkerboard/recompute/1-thread",
+            ActivationMemory::Recompute,
+            1,
+        ),
+    ] {
+        let pool = pool(threads);
+        let mut trainer = pool.install(|| reference_trainer(memory));
+        let mut e = 0;
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                e += 1;
+                pool.install(|| trainer.epoch(e).unwrap())
+            })
+        });
+    }
+    group.finish();
+}
+
+/// Hard (bit-sliced) rollouts: the training one, and the 64x64 generalization test.
+fn hard_rollout(c: &mut Criterion) {
+    let (config, settings) = preset(TaskKind::Checkerboard, false);
+    let model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed)).unwrap();
+    let circuit = Circuit::compile(&model);
+    let truth = hard_truth(&model.logits);
+    let pool = pool(2);
+    let mut group = c.benchmark_group("hard_rollout");
+    for (name, batch, size, steps) in [
+        ("checkerboard-16x16x2-20steps", 2, 16, 20),
+        ("checkerboard-64x64-80steps", 1, 64, 80),
+    ] {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let init = logicars::grid::Grids::random_bits(batch, size, size, 8, &mut rng);
+        let mut rollout = pool.install(|| HardRollout::new(batch, size, size, false, &circuit));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                rollout.set_state(&init);
+                pool.install(|| rollout.run(&circuit, &truth, None, steps));
+            })
+        });
+    }
+    group.finish();
+}
+
+/// One 256-gate layer reading 264 rows, forward and backward, on one 64-lane tile
+/// (single thread: this is the kernel itself).
+fn layer(c: &mut Criterion) {
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let input_rows = 264;
+    let gates: Vec<GateRef> = (0..256u32)
+        .map(|g| GateRef {
+            a: rng.gen_range(0..input_rows as u32),
+            b: rng.gen_range(0..input_rows as u32),
+            param: g,
+        })
+        .collect();
+    let coefs: Vec<[f32; 4]> = (0..256)
+        .map(|_| std::array::from_fn(|_| rng.gen_range(-1.0..1.0)))
+        .collect();
+    let rows = input_rows + gates.len();
+    let mut acts: Vec<f32> = (0..rows * TILE).map(|_| rng.gen()).collect();
+    let mut group = c.benchmark_group("layer");
+    group.bench_function("forward/256-gates-x64-lanes", |b| {
+        b.iter(|| soft::forward(&gates, &coefs, input_rows, &mut acts))
+    });
+    let mut coef_grads = vec![[0.0f64; 4]; 256];
+    group.bench_function("backward/256-gates-x64-lanes", |b| {
+        b.iter_batched_ref(
+            || {
+                let mut grads = vec![0.0f32; rows * TILE];
+                grads[input_rows * TILE..].iter_mut().for_each(|g| *g = 0.5);
+                grads
+            },
+            |grads| soft::backward(&gates, &coefs, input_rows, &acts, grads, &mut coef_grads),
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, epoch, hard_rollout, layer);
+criterion_main!(benches);

@@ -25,9 +25,10 @@ pub struct TrainArgs {
     /// Epochs (optimizer steps); default from the preset.
     #[arg(long)]
     pub epochs: Option<usize>,
-    /// Seed of wiring and data; the same seed gives the same log for any --threads.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    /// Seed of wiring and data (default from the preset); the same seed gives the same
+    /// log for any --threads.
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -53,7 +54,9 @@ pub struct TrainArgs {
 
 pub fn run(args: TrainArgs) -> Result<()> {
     let (mut config, mut settings) = preset(args.task, args.small);
-    settings.seed = args.seed;
+    if let Some(seed) = args.seed {
+        settings.seed = seed;
+    }
     if let Some(epochs) = args.epochs {
         settings.epochs = epochs;
     }
@@ -86,7 +89,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         "{}{}-seed{}",
         args.task.name(),
         if args.small { "-small" } else { "" },
-        args.seed
+        settings.seed
     );
     let model_path = args
         .save

@@ -1,0 +1,168 @@
+//! The `logicars` command as a user runs it.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn logicars() -> Command {
+    Command::cargo_bin("logicars").unwrap()
+}
+
+fn train_small(dir: &Path, threads: usize, epochs: usize) -> (String, String) {
+    let model = dir.join(format!("t{threads}/model.json"));
+    let out = logicars()
+        .args([
+            "train",
+            "checkerboard",
+            "--small",
+            "--epochs",
+            &epochs.to_string(),
+        ])
+        .args(["--threads", &threads.to_string(), "--save"])
+        .arg(&model)
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let log = std::fs::read_to_string(model.with_file_name("metrics.csv")).unwrap();
+    (stdout, log)
+}
+
+#[test]
+fn same_seed_gives_the_same_log_for_one_and_two_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, one) = train_small(dir.path(), 1, 40);
+    let (_, two) = train_small(dir.path(), 2, 40);
+    assert_eq!(one.lines().count(), 41, "header and one row per epoch");
+    assert_eq!(one, two);
+    let m1 = std::fs::read(dir.path().join("t1/model.json")).unwrap();
+    let m2 = std::fs::read(dir.path().join("t2/model.json")).unwrap();
+    assert_eq!(m1, m2, "the trained models are identical too");
+}
+
+#[test]
+fn small_checkerboard_reaches_full_hard_accuracy() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stdout, log) = train_small(dir.path(), 2, 300);
+    assert!(stdout.contains("hard loss 0:  first at epoch"), "{stdout}");
+    let last = log.lines().last().unwrap();
+    assert!(last.ends_with(",0.0,1.0"), "final epoch is perfect: {last}");
+}
+
+#[test]
+fn eval_of_a_saved_model_matches_its_training_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, _) = train_small(dir.path(), 2, 30);
+    let model = dir.path().join("t2/model.json");
+    let run = |extra: &[&str]| {
+        let out = logicars()
+            .args(["eval", "--model"])
+            .arg(&model)
+            .args(extra)
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let a = run(&["--seed", "3", "--batch", "2"]);
+    let b = run(&["--seed", "3", "--batch", "2", "--threads", "1"]);
+    assert_eq!(a, b, "loaded model gives identical outputs");
+    assert!(a.contains("8x8, 12 steps"), "{a}");
+    let big = run(&["--size", "32x24", "--steps", "40"]);
+    assert!(big.contains("32x24, 40 steps"), "{big}");
+}
+
+#[test]
+fn eval_reads_initial_grids_from_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, _) = train_small(dir.path(), 2, 5);
+    let grid: Vec<Vec<Vec<Vec<u8>>>> = vec![vec![vec![vec![1; 8]; 8]; 8]];
+    let init = dir.path().join("init.json");
+    std::fs::write(&init, serde_json::to_string(&grid).unwrap()).unwrap();
+    logicars()
+        .args(["eval", "--model"])
+        .arg(dir.path().join("t2/model.json"))
+        .arg("--init")
+        .arg(&init)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("1 grid(s) of 8x8"));
+}
+
+fn fails_with(args: &[&str], needle: &str) {
+    let out = logicars().args(args).assert().failure();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.contains(needle),
+        "stderr for {args:?} should mention {needle:?}: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn bad_input_is_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("m.json");
+    let save = save.to_str().unwrap();
+    fails_with(
+        &["train", "checkerboard", "--epochs", "0", "--save", save],
+        "--epochs must be at least 1",
+    );
+    fails_with(
+        &["train", "checkerboard", "--batch", "0", "--save", save],
+        "--batch must be at least 1",
+    );
+    fails_with(
+        &["train", "checkerboard", "--steps", "0", "--save", save],
+        "steps must be at least 1",
+    );
+    fails_with(
+        &["train", "gol", "--threads", "0", "--save", save],
+        "--threads must be at least 1",
+    );
+    fails_with(
+        &["train", "checkerboard", "--lr=-1", "--save", save],
+        "--lr must be a positive number",
+    );
+    fails_with(&["train", "sudoku"], "invalid value 'sudoku'");
+    assert!(
+        !Path::new(save).exists(),
+        "no partial output after bad input"
+    );
+    assert!(!dir.path().join("metrics.csv").exists());
+
+    fails_with(
+        &["eval", "--model", "/nonexistent/m.json"],
+        "cannot read model file",
+    );
+    std::fs::write(dir.path().join("bad.json"), "{\"format\": \"x\"}").unwrap();
+    fails_with(
+        &[
+            "eval",
+            "--model",
+            dir.path().join("bad.json").to_str().unwrap(),
+        ],
+        "model file",
+    );
+    fails_with(
+        &["eval", "--model", save, "--size", "0x4"],
+        "the grid must not be empty",
+    );
+}
+
+#[test]
+fn eval_rejects_grids_with_the_wrong_channels() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, _) = train_small(dir.path(), 1, 3);
+    let init = dir.path().join("init.json");
+    std::fs::write(&init, "[[[[0, 1]]]]").unwrap();
+    let model = dir.path().join("t1/model.json");
+    fails_with(
+        &[
+            "eval",
+            "--model",
+            model.to_str().unwrap(),
+            "--init",
+            init.to_str().unwrap(),
+        ],
+        "the model has 8 channels",
+    );
+}
