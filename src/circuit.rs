@@ -96,3 +96,62 @@ impl Circuit {
         self.rows() - self.channels + c
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ModelConfig;
+    use crate::tasks::TaskKind;
+    use crate::wiring::Wires;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    /// C = 2 channels, K = 3 kernels, perception [8, 4, 2] (S = 2): 14 gates per
+    /// (channel, kernel) block, blocks in order (c, k), so block (c, k) starts at row
+    /// 2*9 + (c*3 + k)*14 and its last layer's output s sits at +12+s.
+    #[test]
+    fn update_inputs_follow_the_reference_order() {
+        let config = ModelConfig {
+            task: TaskKind::Checkerboard,
+            channels: 2,
+            height: 4,
+            width: 4,
+            periodic: false,
+            steps: 1,
+            fire_rate: None,
+            kernels: 3,
+            perception_layers: vec![8, 4, 2],
+            update_layers: vec![14, 8, 4, 2],
+            target_channels: vec![0],
+        };
+        assert_eq!(config.update_inputs(), 2 + 2 * 2 * 3);
+        let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
+        // Gate j of the first update layer reads input j (a) and input 0 (b).
+        model.update[0].wires = Wires {
+            a: (0..14).collect(),
+            b: vec![0; 14],
+        };
+        let circuit = Circuit::compile(&model);
+        let first_update = 2 * 3 * 14;
+        let reads = |j: usize| circuit.gates[first_update + j].a;
+        // Own channels: patch position 4 of channel c.
+        assert_eq!(reads(0), 4);
+        assert_eq!(reads(1), 9 + 4);
+        // index = C + c*(S*K) + s*K + k
+        let block = |c: u32, k: u32| 18 + (c * 3 + k) * 14;
+        assert_eq!(reads(2), block(0, 0) + 12); // c0 s0 k0
+        assert_eq!(reads(3), block(0, 1) + 12); // c0 s0 k1
+        assert_eq!(reads(4), block(0, 2) + 12); // c0 s0 k2
+        assert_eq!(reads(5), block(0, 0) + 13); // c0 s1 k0
+        assert_eq!(reads(8), block(1, 0) + 12); // c1 s0 k0
+        assert_eq!(reads(13), block(1, 2) + 13); // c1 s1 k2
+                                                 // Perception of channel 1, kernel 2 reads channel 1's patch and uses kernel 2's logits.
+        let (c, k) = (1, 2);
+        let g = circuit.gates[(c * 3 + k) * 14];
+        assert!((9..18).contains(&g.a) && g.b == 9 + 4);
+        assert_eq!(g.param as usize, model.perceive_gate(0, 2, 0));
+        // The last C rows are the update network's outputs.
+        assert_eq!(circuit.output_row(1), circuit.rows() - 1);
+        assert_eq!(circuit.rows(), 18 + 84 + 14 + 8 + 4 + 2);
+    }
+}

@@ -60,6 +60,13 @@ pub fn save(model: &Model, path: &Path) -> Result<(), ModelFileError> {
     std::fs::create_dir_all(&dir).map_err(write_err)?;
     let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(write_err)?;
     std::io::Write::write_all(&mut tmp, &json).map_err(write_err)?;
+    // Temporary files are private (0600); a model is an ordinary output file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
+            .map_err(write_err)?;
+    }
     tmp.persist(path).map_err(|e| write_err(e.error))?;
     Ok(())
 }
@@ -325,7 +332,7 @@ mod tests {
         assert_eq!(path, "perceive");
 
         let (path, msg) = error_of(|v| v["config"]["colour"] = 1.into());
-        assert_eq!(path, "config");
+        assert_eq!(path, "config.colour");
         assert!(msg.contains("unknown field"), "{msg}");
     }
 

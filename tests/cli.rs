@@ -166,3 +166,31 @@ fn eval_rejects_grids_with_the_wrong_channels() {
         "the model has 8 channels",
     );
 }
+
+#[test]
+fn a_diverging_run_stops_and_keeps_the_last_good_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.json");
+    let out = logicars()
+        .args([
+            "train",
+            "checkerboard",
+            "--small",
+            "--epochs",
+            "20",
+            "--lr",
+            "1e38",
+            "--save",
+        ])
+        .arg(&model)
+        .assert()
+        .failure();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("made logits non-finite"), "{stderr}");
+    assert!(stderr.contains("last good model is saved"), "{stderr}");
+    logicars()
+        .args(["eval", "--model"])
+        .arg(&model)
+        .assert()
+        .success();
+}

@@ -61,8 +61,8 @@ fn check(
     let (_, analytic) = loss_and_gradient(&model, &init, &target, masks.as_ref(), memory);
     let mut worst: f64 = 0.0;
     let mut checked = 0;
-    for gate in 0..model.logits.len() {
-        for op in 0..16 {
+    for (gate, gate_grads) in analytic.iter().enumerate() {
+        for (op, &got) in gate_grads.iter().enumerate() {
             let h = 1e-2f32;
             let mut up = model.clone();
             up.logits[gate][op] += h;
@@ -71,7 +71,7 @@ fn check(
             let (lu, _) = loss_and_gradient(&up, &init, &target, masks.as_ref(), memory);
             let (ld, _) = loss_and_gradient(&down, &init, &target, masks.as_ref(), memory);
             let numeric = (lu - ld) / (2.0 * h as f64);
-            let got = analytic[gate][op] as f64;
+            let got = got as f64;
             if numeric.abs() > 0.05 {
                 worst = worst.max((got - numeric).abs() / numeric.abs());
             }

@@ -32,6 +32,11 @@ pub enum TrainError {
         "soft loss became {loss} at epoch {epoch}; stopped (the model before this epoch is kept)"
     )]
     NonFinite { epoch: usize, loss: f64 },
+    #[error(
+        "the optimizer step of epoch {epoch} made logits non-finite (learning rate too high?); \
+         stopped (the model before this step is kept)"
+    )]
+    NonFiniteParameters { epoch: usize },
 }
 
 /// The outcome of a whole run.
@@ -57,6 +62,8 @@ pub struct Trainer {
     final_grads: Vec<f32>,
     coef_grads: Vec<[f64; 4]>,
     logit_grads: Vec<[f32; NUM_OPS]>,
+    /// The logits before the last optimizer step, to roll back a step that diverged.
+    previous_logits: Vec<[f32; NUM_OPS]>,
 }
 
 impl Trainer {
@@ -91,6 +98,7 @@ impl Trainer {
             final_grads: vec![0.0; soft.final_state().len()],
             coef_grads: vec![[0.0; 4]; gates],
             logit_grads: vec![[0.0; NUM_OPS]; gates],
+            previous_logits: model.logits.clone(),
             soft,
             hard,
             circuit,
@@ -101,7 +109,8 @@ impl Trainer {
     }
 
     /// Draws a batch, measures soft and hard loss, and takes one optimizer step.
-    /// On a non-finite loss the model is left as it was.
+    /// On a non-finite loss, or a step that makes logits non-finite, the model is left
+    /// as it was.
     pub fn epoch(&mut self, epoch: usize) -> Result<EpochMetrics, TrainError> {
         let config = &self.model.config;
         let task = config.task;
@@ -142,8 +151,13 @@ impl Trainer {
         );
         self.params
             .logit_grads(&self.coef_grads, &mut self.logit_grads);
+        self.previous_logits.copy_from_slice(&self.model.logits);
         self.optimizer
             .step(&mut self.model.logits, &self.logit_grads);
+        if self.model.logits.iter().flatten().any(|l| !l.is_finite()) {
+            self.model.logits.copy_from_slice(&self.previous_logits);
+            return Err(TrainError::NonFiniteParameters { epoch });
+        }
         Ok(EpochMetrics {
             epoch,
             soft_loss: loss,
