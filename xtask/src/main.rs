@@ -1,1 +1,68 @@
-fn main() {}
+//! `cargo xtask`: the build pipeline of logicars (PGO, BOLT, benchmarks, flamegraphs).
+
+mod bolt;
+mod builder;
+mod clean;
+mod doctor;
+mod export;
+mod flamegraph;
+mod machine;
+mod paths;
+mod pgo;
+mod report;
+mod runner;
+mod setup;
+mod stats;
+mod tools;
+mod workloads;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "cargo xtask",
+    about = "Build pipeline of logicars: PGO and BOLT builds, honest benchmarks"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check the tools (rustc's LLVM, llvm-profdata, BOLT, perf, hyperfine).
+    Doctor,
+    /// Install the missing tools (rustup component, Debian packages).
+    Setup,
+    /// Profile-guided build: target/optimized/logicars-pgo.
+    Pgo(pgo::PgoArgs),
+    /// BOLT-optimized build: target/optimized/logicars-bolt (or -pgo-bolt).
+    Bolt(bolt::BoltArgs),
+    /// Measure the variants side by side; write results/<name>.md and .json.
+    Report(report::ReportArgs),
+    /// Profile one workload with perf; write results/flamegraph.svg.
+    Flamegraph(flamegraph::FlamegraphArgs),
+    /// Remove what the pipeline made under target/.
+    Clean,
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Command::Doctor => doctor::run(),
+        Command::Setup => setup::run(),
+        Command::Pgo(args) => pgo::run(args),
+        Command::Bolt(args) => bolt::run(args),
+        Command::Report(args) => report::run(args),
+        Command::Flamegraph(args) => flamegraph::run(args),
+        Command::Clean => clean::run(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("Error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

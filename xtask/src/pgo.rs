@@ -1,0 +1,158 @@
+//! `cargo xtask pgo`: instrumented build, training runs, merged profile, optimized build.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use sha2::{Digest, Sha256};
+
+use crate::builder::{build, install, remove_stale, tail, BuildSpec};
+use crate::paths;
+use crate::runner::{run_workloads, ProcessRunner};
+use crate::tools::ToolFinder;
+use crate::workloads::WorkloadSet;
+
+#[derive(Debug, Args)]
+pub struct PgoArgs {
+    /// Also build for this machine's CPU (-C target-cpu=native).
+    #[arg(long)]
+    pub native: bool,
+    /// The training workloads.
+    #[arg(long, default_value = "profiles/training.toml")]
+    pub workloads: PathBuf,
+}
+
+pub fn run(args: PgoArgs) -> Result<()> {
+    let out = make(&paths::root().join(&args.workloads), args.native)?;
+    println!("{}", out.display());
+    Ok(())
+}
+
+fn native_flags(native: bool) -> Vec<String> {
+    if native {
+        vec!["-Ctarget-cpu=native".into()]
+    } else {
+        vec![]
+    }
+}
+
+/// The whole stage; returns the stable path of the optimized binary.
+pub fn make(workloads: &Path, native: bool) -> Result<PathBuf> {
+    let stable = paths::optimized(if native {
+        "logicars-pgo-native"
+    } else {
+        "logicars-pgo"
+    });
+    remove_stale(&stable)?;
+    let profile = collect_profile(workloads, native)?;
+    let spec = BuildSpec::new(if native { "pgo-use-native" } else { "pgo-use" }, "pgo-use")
+        .flags(use_flags(&profile))
+        .flags(native_flags(native));
+    let built = build(&spec)?;
+    let missing = built
+        .stderr
+        .lines()
+        .filter(|l| l.contains("no profile data available for function"))
+        .count();
+    eprintln!(
+        "[pgo] functions without profile data: {missing} (cold code the workloads never ran)"
+    );
+    install(&built.binary, &stable)?;
+    Ok(stable)
+}
+
+/// RUSTFLAGS that apply a merged profile.
+pub fn use_flags(profile: &Path) -> Vec<String> {
+    vec![
+        format!("-Cprofile-use={}", profile.display()),
+        "-Cllvm-args=-pgo-warn-missing-function".into(),
+    ]
+}
+
+/// Builds the instrumented binary, runs the training workloads and merges their raw
+/// profiles into `target/xtask/pgo/logicars-<hash>.profdata` (named by content, so a new
+/// profile changes RUSTFLAGS and forces a rebuild).
+pub fn collect_profile(workloads: &Path, native: bool) -> Result<PathBuf> {
+    let tools = ToolFinder::from_env()?;
+    let profdata = tools.find_llvm("llvm-profdata")?;
+    let set = WorkloadSet::load(workloads)?;
+    let raw = paths::pgo_dir().join("raw");
+    if raw.exists() {
+        std::fs::remove_dir_all(&raw).with_context(|| format!("clearing {}", raw.display()))?;
+    }
+    std::fs::create_dir_all(&raw)?;
+    let spec = BuildSpec::new(if native { "pgo-gen-native" } else { "pgo-gen" }, "pgo-gen")
+        .flag(format!("-Cprofile-generate={}", raw.display()))
+        .flags(native_flags(native));
+    let instrumented = build(&spec)?.binary;
+    let env = vec![(
+        "LLVM_PROFILE_FILE".to_string(),
+        format!("{}/%m_%p.profraw", raw.display()),
+    )];
+    run_workloads(
+        &mut ProcessRunner,
+        &instrumented,
+        &set,
+        &paths::scratch("pgo"),
+        &env,
+    )?;
+
+    let files: Vec<PathBuf> = std::fs::read_dir(&raw)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "profraw"))
+        .collect();
+    if files.is_empty() {
+        bail!(
+            "no .profraw files in {}: the workloads ran but wrote no profile (is the binary instrumented?)",
+            raw.display()
+        );
+    }
+    eprintln!(
+        "[pgo] merging {} raw profiles with {}",
+        files.len(),
+        profdata.path.display()
+    );
+    let merged_tmp = paths::pgo_dir().join("merged.tmp.profdata");
+    // --failure-mode=warn: rayon's threads can leave a counter file damaged; keep the rest.
+    let mut args: Vec<String> = vec!["merge".into(), "--failure-mode=warn".into(), "-o".into()];
+    args.push(merged_tmp.display().to_string());
+    args.extend(files.iter().map(|f| f.display().to_string()));
+    let out = duct::cmd(&profdata.path, &args)
+        .stderr_capture()
+        .unchecked()
+        .run()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() || !merged_tmp.is_file() {
+        bail!(
+            "llvm-profdata merge failed (corrupt .profraw?):\n{}",
+            tail(&stderr, 15)
+        );
+    }
+    if !stderr.trim().is_empty() {
+        eprintln!("[pgo] llvm-profdata: {}", tail(&stderr, 5));
+    }
+    let hash = file_hash(&merged_tmp)?;
+    let merged = paths::pgo_dir().join(format!("logicars-{}.profdata", &hash[..16]));
+    std::fs::rename(&merged_tmp, &merged)?;
+    eprintln!("[pgo] profile {}", merged.display());
+    Ok(merged)
+}
+
+fn file_hash(path: &Path) -> Result<String> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}

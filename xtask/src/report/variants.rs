@@ -1,0 +1,91 @@
+//! The builds a report compares, and how to get each one's binary.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::builder::{build, BuildSpec};
+use crate::{bolt, paths, pgo};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Variant {
+    /// Cargo's own release defaults (thin local LTO, 16 codegen units, unwind): the "before".
+    CargoDefault,
+    /// Our release profile: fat LTO, one codegen unit, panic abort.
+    Release,
+    /// Release with -C target-cpu=native.
+    ReleaseNative,
+    /// Release, stripped.
+    ReleaseMax,
+    /// Profile-guided (see `cargo xtask pgo`).
+    Pgo,
+    /// BOLT on release (see `cargo xtask bolt`).
+    Bolt,
+    /// BOLT on the PGO build.
+    PgoBolt,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 7] = [
+        Variant::CargoDefault,
+        Variant::Release,
+        Variant::ReleaseNative,
+        Variant::ReleaseMax,
+        Variant::Pgo,
+        Variant::Bolt,
+        Variant::PgoBolt,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::CargoDefault => "cargo-default",
+            Variant::Release => "release",
+            Variant::ReleaseNative => "release-native",
+            Variant::ReleaseMax => "release-max",
+            Variant::Pgo => "pgo",
+            Variant::Bolt => "bolt",
+            Variant::PgoBolt => "pgo-bolt",
+        }
+    }
+
+    /// Builds what is missing (Cargo skips up-to-date builds); PGO and BOLT variants are
+    /// made by their stages with the training workloads when their binary is absent.
+    pub fn binary(self, training: &Path) -> Result<PathBuf> {
+        let spec = match self {
+            Variant::CargoDefault => BuildSpec::new("cargo-default", "release")
+                .env("CARGO_PROFILE_RELEASE_LTO", "false")
+                .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
+                .env("CARGO_PROFILE_RELEASE_PANIC", "unwind"),
+            Variant::Release => BuildSpec::new("release", "release"),
+            Variant::ReleaseNative => {
+                BuildSpec::new("release-native", "release").flag("-Ctarget-cpu=native")
+            }
+            Variant::ReleaseMax => BuildSpec::new("release-max", "release-max"),
+            Variant::Pgo => {
+                return existing_or(paths::optimized("logicars-pgo"), || {
+                    pgo::make(training, false)
+                })
+            }
+            Variant::Bolt => {
+                return existing_or(paths::optimized("logicars-bolt"), || {
+                    bolt::make(training, false, &bolt::default_flags())
+                })
+            }
+            Variant::PgoBolt => {
+                return existing_or(paths::optimized("logicars-pgo-bolt"), || {
+                    bolt::make(training, true, &bolt::default_flags())
+                })
+            }
+        };
+        Ok(build(&spec)?.binary)
+    }
+}
+
+fn existing_or(path: PathBuf, make: impl FnOnce() -> Result<PathBuf>) -> Result<PathBuf> {
+    if path.is_file() {
+        eprintln!("[reuse] {} (cargo xtask clean to rebuild)", path.display());
+        Ok(path)
+    } else {
+        make()
+    }
+}

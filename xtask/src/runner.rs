@@ -1,0 +1,165 @@
+//! Running a binary once and measuring it: wall, user and system time, peak RSS.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use crate::builder::tail;
+
+/// One run of one program.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invocation {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub cwd: PathBuf,
+    pub env: Vec<(String, String)>,
+}
+
+/// What one run measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measurement {
+    pub wall_s: f64,
+    pub user_s: f64,
+    pub system_s: f64,
+    pub max_rss_kb: u64,
+    pub exit_code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs programs. Behind a trait so tests can measure without processes.
+pub trait Runner {
+    fn run(&mut self, invocation: &Invocation) -> Result<Measurement>;
+}
+
+/// Spawns the process and reads its own resource usage with `wait4`.
+pub struct ProcessRunner;
+
+impl Runner for ProcessRunner {
+    fn run(&mut self, inv: &Invocation) -> Result<Measurement> {
+        std::fs::create_dir_all(&inv.cwd)
+            .with_context(|| format!("creating {}", inv.cwd.display()))?;
+        // Files, not pipes: a chatty child can never block on a full pipe.
+        let stdout_file = tempfile::tempfile()?;
+        let stderr_file = tempfile::tempfile()?;
+        let start = Instant::now();
+        let child = Command::new(&inv.program)
+            .args(&inv.args)
+            .current_dir(&inv.cwd)
+            .envs(inv.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(stdout_file.try_clone()?)
+            .stderr(stderr_file.try_clone()?)
+            .spawn()
+            .with_context(|| format!("starting {}", inv.program.display()))?;
+        let (status, usage) = wait4(child.id() as libc::pid_t)?;
+        let wall_s = start.elapsed().as_secs_f64();
+        let exit_code = if libc::WIFEXITED(status) {
+            libc::WEXITSTATUS(status)
+        } else {
+            128 + libc::WTERMSIG(status)
+        };
+        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        Ok(Measurement {
+            wall_s,
+            user_s: seconds(usage.ru_utime),
+            system_s: seconds(usage.ru_stime),
+            // Linux reports ru_maxrss in KiB.
+            max_rss_kb: usage.ru_maxrss as u64,
+            exit_code,
+            stdout: read_all(stdout_file)?,
+            stderr: read_all(stderr_file)?,
+        })
+    }
+}
+
+fn wait4(pid: libc::pid_t) -> Result<(libc::c_int, libc::rusage)> {
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain data that wait4 fills in; zeroed is a valid initial value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: pid is our own child, not yet reaped; both pointers are valid for writes.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r == pid {
+            return Ok((status, usage));
+        }
+        let err = std::io::Error::last_os_error();
+        if err.kind() != std::io::ErrorKind::Interrupted {
+            return Err(err).context("waiting for the child process");
+        }
+    }
+}
+
+fn read_all(mut file: std::fs::File) -> Result<String> {
+    use std::io::{Read, Seek};
+    file.rewind()?;
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
+    Ok(text)
+}
+
+/// Runs and insists on success, showing the end of stderr otherwise.
+pub fn run_checked(runner: &mut dyn Runner, inv: &Invocation, what: &str) -> Result<Measurement> {
+    let m = runner.run(inv)?;
+    if m.exit_code != 0 {
+        bail!(
+            "{what} exited with code {}: {} {}\n--- last lines of its stderr ---\n{}",
+            m.exit_code,
+            inv.program.display(),
+            inv.args.join(" "),
+            tail(&m.stderr, 15)
+        );
+    }
+    Ok(m)
+}
+
+/// Runs every workload once (profile collection), in order.
+pub fn run_workloads(
+    runner: &mut dyn Runner,
+    binary: &Path,
+    set: &crate::workloads::WorkloadSet,
+    scratch: &Path,
+    env: &[(String, String)],
+) -> Result<()> {
+    for w in &set.workloads {
+        eprintln!("[run] {}: {}", w.name, w.command_line());
+        let inv = Invocation {
+            program: binary.to_path_buf(),
+            args: w.args_in(scratch),
+            cwd: scratch.to_path_buf(),
+            env: env.to_vec(),
+        };
+        run_checked(runner, &inv, &format!("workload '{}'", w.name))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measures_a_real_process() {
+        let dir = tempfile::tempdir().unwrap();
+        let inv = Invocation {
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), "echo out; echo err >&2; exit 3".into()],
+            cwd: dir.path().into(),
+            env: vec![],
+        };
+        let m = ProcessRunner.run(&inv).unwrap();
+        assert_eq!(m.exit_code, 3);
+        assert_eq!(m.stdout, "out\n");
+        assert_eq!(m.stderr, "err\n");
+        assert!(m.wall_s > 0.0 && m.max_rss_kb > 0);
+        let err = run_checked(&mut ProcessRunner, &inv, "probe")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("exited with code 3") && err.contains("err"),
+            "{err}"
+        );
+    }
+}
