@@ -112,6 +112,11 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     std::io::Write::write_all(&mut tmp, text.as_bytes())?;
+    // Temporary files are private (0600); results are ordinary files.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))?;
+    }
     tmp.persist(path)
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
