@@ -9,6 +9,8 @@
 // Kernels walk several lane-indexed arrays with one index; iterator zips would hide that.
 #![allow(clippy::needless_range_loop)]
 
+pub mod analysis;
+pub mod check;
 pub mod circuit;
 pub mod config;
 pub mod error;
@@ -20,7 +22,12 @@ pub mod grid_file;
 pub mod kernels;
 pub mod model;
 pub mod model_file;
+pub mod netlist;
+pub mod netlist_export;
+pub mod output;
 pub mod parameters;
+pub mod picture;
+pub mod plot;
 pub mod rollout;
 pub mod tasks;
 pub mod train;

@@ -13,6 +13,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Train(args) => cli::train::run(args),
         Command::Eval(args) => cli::eval::run(args),
+        Command::Render(args) => cli::render::run(args),
+        Command::Analyze(args) => cli::analyze::run(args),
+        Command::Export(args) => cli::export::run(args),
+        Command::Check(args) => cli::check::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -4,7 +4,7 @@
 //! writes a temporary file beside the target and renames it, so a crash never leaves a
 //! half-written model.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -51,23 +51,8 @@ pub fn save(model: &Model, path: &Path) -> Result<(), ModelFileError> {
         path: path.to_path_buf(),
         source,
     };
-    let file = to_file(model);
-    let json = serde_json::to_vec(&file).map_err(|e| write_err(e.into()))?;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir).map_err(write_err)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(write_err)?;
-    std::io::Write::write_all(&mut tmp, &json).map_err(write_err)?;
-    // Temporary files are private (0600); a model is an ordinary output file.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
-            .map_err(write_err)?;
-    }
-    tmp.persist(path).map_err(|e| write_err(e.error))?;
+    let json = serde_json::to_vec(&to_file(model)).map_err(|e| write_err(e.into()))?;
+    crate::output::write_atomically(path, &json).map_err(write_err)?;
     Ok(())
 }
 

@@ -1,7 +1,11 @@
 //! Command-line options and the commands behind them.
 
+pub mod analyze;
+pub mod check;
 pub mod eval;
+pub mod export;
 pub mod progress;
+pub mod render;
 pub mod train;
 
 use anyhow::{bail, Context, Result};
@@ -24,6 +28,14 @@ pub enum Command {
     Train(train::TrainArgs),
     /// Run a saved model and score it against its task's target.
     Eval(eval::EvalArgs),
+    /// Draw a hard rollout as a GIF animation or a PNG strip.
+    Render(render::RenderArgs),
+    /// Gate histograms, active gates and the pruned size of a model.
+    Analyze(analyze::AnalyzeArgs),
+    /// Export the pruned circuit of one cell update (Graphviz, Verilog, JSON).
+    Export(export::ExportArgs),
+    /// The paper's tests: generalization, recovery, robustness.
+    Check(check::CheckArgs),
 }
 
 /// Builds the thread pool that every parallel loop runs in.

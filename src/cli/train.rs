@@ -5,13 +5,14 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use logicars::model::Model;
-use logicars::model_file;
 use logicars::tasks::{preset, TaskKind};
 use logicars::train::train;
+use logicars::{model_file, output, plot};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::progress::Progress;
+use super::render::training_gif;
 use super::thread_pool;
 
 #[derive(Debug, Args)]
@@ -50,6 +51,13 @@ pub struct TrainArgs {
     /// Steps per rollout; default from the preset.
     #[arg(long)]
     pub steps: Option<usize>,
+    /// Folder for the loss plot (loss.svg) and the rollout GIF (rollout.gif);
+    /// default: beside the model.
+    #[arg(long)]
+    pub artefacts: Option<PathBuf>,
+    /// Write no loss plot and no rollout GIF.
+    #[arg(long, conflicts_with = "artefacts")]
+    pub no_artefacts: bool,
 }
 
 pub fn run(args: TrainArgs) -> Result<()> {
@@ -114,7 +122,10 @@ pub fn run(args: TrainArgs) -> Result<()> {
         );
         let mut progress = Progress::new(settings.epochs, interval, &log_path)?;
         let mut log_error = None;
+        let mut history = Vec::new();
+        let seed = settings.seed;
         let (trainer, summary, stopped) = train(model, settings, |m| {
+            history.push(*m);
             if let Err(e) = progress.record(m) {
                 log_error.get_or_insert(e);
             }
@@ -125,6 +136,13 @@ pub fn run(args: TrainArgs) -> Result<()> {
             return Err(e);
         }
         model_file::save(&trainer.model, &model_path)?;
+        if !args.no_artefacts {
+            let dir = args.artefacts.clone().unwrap_or_else(|| model_path.with_file_name(""));
+            let title = format!("{} (seed {seed})", args.task.name());
+            let svg = plot::loss_svg(&history, &title).map_err(anyhow::Error::msg)?;
+            output::write_atomically(&dir.join("loss.svg"), svg.as_bytes()).context("writing loss.svg")?;
+            training_gif(&trainer.model, seed, &dir.join("rollout.gif"))?;
+        }
         if let Some(e) = stopped {
             bail!("{e}; the last good model is saved in {}", model_path.display());
         }

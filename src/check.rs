@@ -1,0 +1,133 @@
+//! The paper's tests of a trained rule, in numbers: accuracy at the training size, on a
+//! 4x larger grid for 4x the steps, after a block of cells was zeroed, and (async
+//! models) under repeated random damage.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::circuit::Circuit;
+use crate::grid::Grids;
+use crate::model::Model;
+use crate::parameters::hard_truth;
+use crate::rollout::frames::{hard_frames, Damage};
+use crate::rollout::hard::HardRollout;
+use crate::rollout::masks::FireMasks;
+use crate::tasks::TaskKind;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckRow {
+    pub test: String,
+    pub grid: String,
+    pub steps: usize,
+    /// Share of target bits right at the last step.
+    pub accuracy: f64,
+    pub note: String,
+}
+
+/// Runs every test that fits the model's task; `batch` random grids each.
+pub fn run_checks(
+    model: &Model,
+    batch: usize,
+    seed: u64,
+    robustness_steps: usize,
+) -> Vec<CheckRow> {
+    let c = &model.config;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rows = Vec::new();
+    let mut run =
+        |name: &str, h: usize, w: usize, steps: usize, damage: Option<Damage>, note: String| {
+            let init = Grids::random_bits(batch, h, w, c.channels, &mut rng);
+            let masks = c
+                .fire_rate
+                .map(|r| FireMasks::draw(steps, batch * h * w, r, &mut rng));
+            let frames = hard_frames(model, &init, steps, masks.as_ref(), damage.as_ref());
+            let target = c.task.target(c, &init, steps);
+            rows.push(CheckRow {
+                test: name.into(),
+                grid: format!("{h}x{w}"),
+                steps,
+                accuracy: accuracy(frames.last().expect("frames"), &target, &c.target_channels),
+                note,
+            });
+        };
+    run(
+        "training size",
+        c.height,
+        c.width,
+        c.steps,
+        None,
+        String::new(),
+    );
+    let (h4, w4, s4) = (4 * c.height, 4 * c.width, 4 * c.steps);
+    run("4x grid, 4x steps", h4, w4, s4, None, String::new());
+    if c.task != TaskKind::Gol {
+        let side = 10.min(h4 / 2).min(w4 / 2).max(1);
+        let damage = Damage::centred(side, side, 0, s4 / 2, h4, w4).expect("the block fits");
+        run(
+            "recovery after damage",
+            h4,
+            w4,
+            s4,
+            Some(damage),
+            format!("{side}x{side} block zeroed for steps 0..{}", s4 / 2),
+        );
+    }
+    if c.fire_rate.is_some() {
+        rows.push(robustness(model, seed, robustness_steps));
+    }
+    rows
+}
+
+/// Share of target bits right.
+fn accuracy(state: &Grids, target: &Grids, target_channels: &[usize]) -> f64 {
+    let mut right = 0usize;
+    for lane in 0..state.batch * state.cells() {
+        for (t, &ch) in target_channels.iter().enumerate() {
+            let got = state.values[lane * state.channels + ch] >= 0.5;
+            let want = target.values[lane * target_channels.len() + t] >= 0.5;
+            right += (got == want) as usize;
+        }
+    }
+    right as f64 / (state.batch * state.cells() * target_channels.len()) as f64
+}
+
+/// The paper's robustness plot in one number: a 64x64 grid, async steps, and after
+/// every step a random 10x10 block reset; mean accuracy over the second half of the run.
+fn robustness(model: &Model, seed: u64, steps: usize) -> CheckRow {
+    let c = &model.config;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+    let (h, w) = (64, 64);
+    let mut state = Grids::random_bits(1, h, w, c.channels, &mut rng);
+    let target = c.task.target(c, &state, steps);
+    let circuit = Circuit::compile(model);
+    let truth = hard_truth(&model.logits);
+    let mut rollout = HardRollout::new(1, h, w, c.periodic, &circuit);
+    let mut total = 0.0;
+    let mut counted = 0;
+    for t in 0..steps {
+        let masks = c.fire_rate.map(|r| FireMasks::draw(1, h * w, r, &mut rng));
+        rollout.set_state(&state);
+        rollout.step(&circuit, &truth, masks.as_ref(), 0);
+        state = rollout.state();
+        let (top, left) = (rng.gen_range(0..h), rng.gen_range(0..w));
+        for r in top..(top + 10).min(h) {
+            for col in left..(left + 10).min(w) {
+                for ch in 0..c.channels {
+                    state.set(0, r, col, ch, 0.0);
+                }
+            }
+        }
+        if t >= steps / 2 {
+            total += accuracy(&state, &target, &c.target_channels);
+            counted += 1;
+        }
+    }
+    CheckRow {
+        test: "robustness (async)".into(),
+        grid: format!("{h}x{w}"),
+        steps,
+        accuracy: total / counted.max(1) as f64,
+        note: "random 10x10 block reset after every step; mean over the second half".into(),
+    }
+}

@@ -1,0 +1,188 @@
+//! What a user sees: pictures, plots, analysis and checks from the command line.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use image::AnimationDecoder;
+
+fn logicars() -> Command {
+    Command::cargo_bin("logicars").unwrap()
+}
+
+/// Trains the small checkerboard briefly; returns the model path.
+fn trained(dir: &Path, extra: &[&str]) -> PathBuf {
+    let model = dir.join("run/model.json");
+    logicars()
+        .args([
+            "train",
+            "checkerboard",
+            "--small",
+            "--epochs",
+            "20",
+            "--save",
+        ])
+        .arg(&model)
+        .args(extra)
+        .assert()
+        .success();
+    model
+}
+
+fn gif_frames(path: &Path) -> Vec<image::Frame> {
+    let bytes = std::fs::read(path).unwrap();
+    let decoder = image::codecs::gif::GifDecoder::new(Cursor::new(bytes)).unwrap();
+    decoder.into_frames().collect::<Result<_, _>>().unwrap()
+}
+
+#[test]
+fn training_writes_a_loss_plot_and_a_rollout_gif() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = trained(dir.path(), &[]);
+    let svg = std::fs::read_to_string(model.with_file_name("loss.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("soft loss") && svg.contains("hard loss"));
+    let frames = gif_frames(&model.with_file_name("rollout.gif"));
+    assert_eq!(
+        frames.len(),
+        12 + 1,
+        "the initial grid and one frame per step"
+    );
+    assert_eq!(frames[0].buffer().dimensions(), (8 * 8, 8 * 8));
+}
+
+#[test]
+fn no_artefacts_means_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = trained(dir.path(), &["--no-artefacts"]);
+    assert!(!model.with_file_name("loss.svg").exists());
+    assert!(!model.with_file_name("rollout.gif").exists());
+}
+
+#[test]
+fn render_gif_and_png_have_the_expected_frames_and_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = trained(dir.path(), &["--no-artefacts"]);
+    let gif = dir.path().join("r.gif");
+    logicars()
+        .args([
+            "render", "--size", "20x30", "--steps", "7", "--scale", "3", "--damage", "4x4@2..5",
+            "--model",
+        ])
+        .arg(&model)
+        .arg("--out")
+        .arg(&gif)
+        .assert()
+        .success();
+    let frames = gif_frames(&gif);
+    assert_eq!(frames.len(), 8);
+    assert_eq!(frames[0].buffer().dimensions(), (30 * 3, 20 * 3));
+    // Damage zeroes the centred 4x4 block after step 2: white pixels there (channel 0 = 0).
+    let px = frames[2].buffer().get_pixel(15 * 3, 10 * 3).0;
+    assert_eq!(px[..3], [255, 255, 255]);
+
+    let png = dir.path().join("r.png");
+    logicars()
+        .args([
+            "render", "--steps", "4", "--scale", "2", "--view", "rgb", "--model",
+        ])
+        .arg(&model)
+        .arg("--out")
+        .arg(&png)
+        .assert()
+        .success();
+    let img = image::open(&png).unwrap();
+    assert_eq!((img.width(), img.height()), (5 * 16 + 4 * 2, 16));
+}
+
+fn fails_with(args: &[&str], model: &Path, needle: &str) {
+    let out = logicars()
+        .args(args)
+        .arg("--model")
+        .arg(model)
+        .assert()
+        .failure();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn bad_render_input_is_a_clear_error_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = trained(dir.path(), &["--no-artefacts"]);
+    let out = dir.path().join("x.gif");
+    let out_s = out.to_str().unwrap();
+    fails_with(
+        &["render", "--damage", "12x12@0..3", "--out", out_s],
+        &model,
+        "does not fit in the 8x8 grid",
+    );
+    fails_with(
+        &["render", "--damage", "2x2", "--out", out_s],
+        &model,
+        "expected RxC@STEP..STEP",
+    );
+    fails_with(
+        &["render", "--out", "x.bmp"],
+        &model,
+        "must end in .gif or .png",
+    );
+    assert!(!out.exists());
+    // A one-channel model has no RGB view.
+    let gol = dir.path().join("gol/model.json");
+    logicars()
+        .args([
+            "train",
+            "gol",
+            "--small",
+            "--epochs",
+            "2",
+            "--no-artefacts",
+            "--save",
+        ])
+        .arg(&gol)
+        .assert()
+        .success();
+    fails_with(
+        &["render", "--view", "rgb", "--out", out_s],
+        &gol,
+        "needs 3 channels",
+    );
+}
+
+#[test]
+fn analyze_and_check_report_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = trained(dir.path(), &["--no-artefacts"]);
+    let out = logicars()
+        .args(["analyze", "--json", "--svg"])
+        .arg(dir.path())
+        .arg("--model")
+        .arg(&model)
+        .assert()
+        .success();
+    let a: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(a["perception"]["gates"], 4 * 14);
+    assert!(a["pruned_cell_gates"].as_u64().unwrap() <= a["cell_gates"].as_u64().unwrap());
+    let svg = std::fs::read_to_string(dir.path().join("gates-update.svg")).unwrap();
+    assert!(svg.starts_with("<svg"));
+
+    let out = logicars()
+        .args(["check", "--json", "--model"])
+        .arg(&model)
+        .assert()
+        .success();
+    let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(
+        rows.len(),
+        3,
+        "sync checkerboard: training size, 4x grid, recovery"
+    );
+    assert_eq!(rows[1]["grid"], "32x32");
+    assert_eq!(rows[1]["steps"], 48);
+    for r in rows {
+        let acc = r["accuracy"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&acc));
+    }
+}
