@@ -123,6 +123,7 @@ mod tests {
             perception_layers: vec![8, 4, 2],
             update_layers: vec![14, 8, 4, 2],
             target_channels: vec![0],
+            pattern: None,
         };
         assert_eq!(config.update_inputs(), 2 + 2 * 2 * 3);
         let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
+use crate::pattern::PatternTarget;
 use crate::tasks::TaskKind;
 
 /// The most channels a cell may have.
@@ -34,6 +35,9 @@ pub struct ModelConfig {
     pub update_layers: Vec<usize>,
     /// Channels that the loss and the accuracy compare with the target.
     pub target_channels: Vec<usize>,
+    /// The image a `pattern` model grows (absent for other tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<PatternTarget>,
 }
 
 impl ModelConfig {
@@ -116,7 +120,36 @@ impl ModelConfig {
                 self.channels
             ));
         }
-        Ok(())
+        self.validate_pattern()
+    }
+
+    fn validate_pattern(&self) -> Result<(), ConfigError> {
+        let bad = |m: String| Err(ConfigError::invalid(m));
+        match (&self.pattern, self.task == TaskKind::Pattern) {
+            (None, true) => bad("a pattern model needs its target image".into()),
+            (Some(_), false) => bad(format!(
+                "a {} model carries no target image",
+                self.task.name()
+            )),
+            (None, false) => Ok(()),
+            (Some(p), true) => {
+                p.validate()?;
+                if (p.height, p.width) != (self.height, self.width) {
+                    return bad(format!(
+                        "the grid ({}x{}) must have the target's size ({}x{})",
+                        self.height, self.width, p.height, p.width
+                    ));
+                }
+                if self.target_channels.len() != p.channels() {
+                    return bad(format!(
+                        "the target has {} channel(s) but {} target channels are set",
+                        p.channels(),
+                        self.target_channels.len()
+                    ));
+                }
+                Ok(())
+            }
+        }
     }
 }
 

@@ -26,6 +26,7 @@ pub mod netlist;
 pub mod netlist_export;
 pub mod output;
 pub mod parameters;
+pub mod pattern;
 pub mod picture;
 pub mod plot;
 pub mod rollout;

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{ModelConfig, TrainSettings};
 use crate::grid::Grids;
+use crate::pattern::PatternTarget;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
@@ -15,6 +16,8 @@ pub enum TaskKind {
     CheckerboardAsync,
     /// Game of Life from all 512 3x3 boards.
     Gol,
+    /// Grow a target image from one seeded centre cell (the paper's lizard and "G").
+    Pattern,
 }
 
 impl TaskKind {
@@ -23,6 +26,7 @@ impl TaskKind {
             TaskKind::Checkerboard => "checkerboard",
             TaskKind::CheckerboardAsync => "checkerboard-async",
             TaskKind::Gol => "gol",
+            TaskKind::Pattern => "pattern",
         }
     }
 
@@ -44,6 +48,7 @@ impl TaskKind {
                 }
                 grids
             }
+            TaskKind::Pattern => seeded_centre(batch, h, w, c),
         }
     }
 
@@ -59,6 +64,40 @@ impl TaskKind {
                             let v = ((row / 2 + col / 2) % 2) as f32;
                             for t in 0..targets {
                                 out.set(b, row, col, t, v);
+                            }
+                        }
+                    }
+                }
+            }
+            TaskKind::Pattern => {
+                let p = config
+                    .pattern
+                    .as_ref()
+                    .expect("validated: pattern models carry their target");
+                // The image centred in the grid (cropped if the grid is smaller).
+                let (dr, dc) = (
+                    init.height as isize / 2 - p.height as isize / 2,
+                    init.width as isize / 2 - p.width as isize / 2,
+                );
+                for b in 0..init.batch {
+                    for row in 0..p.height {
+                        for col in 0..p.width {
+                            let (r, c) = (row as isize + dr, col as isize + dc);
+                            if r < 0
+                                || c < 0
+                                || r >= init.height as isize
+                                || c >= init.width as isize
+                            {
+                                continue;
+                            }
+                            for t in 0..targets {
+                                out.set(
+                                    b,
+                                    r as usize,
+                                    c as usize,
+                                    t,
+                                    p.bit(row, col, t) as u8 as f32,
+                                );
                             }
                         }
                     }
@@ -82,6 +121,17 @@ impl TaskKind {
         }
         out
     }
+}
+
+/// Empty grids with the centre cell's channels all 1: where a pattern grows from.
+pub fn seeded_centre(batch: usize, height: usize, width: usize, channels: usize) -> Grids {
+    let mut grids = Grids::zeros(batch, height, width, channels);
+    for b in 0..batch {
+        for c in 0..channels {
+            grids.set(b, height / 2, width / 2, c, 1.0);
+        }
+    }
+    grids
 }
 
 /// One Game of Life generation of channel 0 (values >= 0.5 are alive).
@@ -125,7 +175,8 @@ pub fn life_generation(grids: &Grids, periodic: bool) -> Grids {
 /// - checkerboard: 8x8 grid, 12 steps, 4 kernels, update [128]x4 + [64,32,16,8], 400 epochs
 ///   (default seed 5 reaches hard loss 0 at epoch 199);
 /// - checkerboard-async: 8x8 grid, 20 steps, 4 kernels, same update layers, 400 epochs;
-/// - gol: update [64]x6 + [32,16,8,4,2,1], 1500 epochs.
+/// - gol: update [64]x6 + [32,16,8,4,2,1], 1500 epochs;
+/// - pattern: 16 channels, update [128]x4 + [64,32,16], 600 epochs.
 pub fn preset(kind: TaskKind, small: bool) -> (ModelConfig, TrainSettings) {
     let widths = |body: &[(usize, usize)], tail: &[usize]| -> Vec<usize> {
         let mut v: Vec<usize> = body
@@ -167,6 +218,24 @@ pub fn preset(kind: TaskKind, small: bool) -> (ModelConfig, TrainSettings) {
             gol(16, widths(&[(128, 16)], &[128, 64, 32, 16, 8, 4, 2, 1])),
             settings(3000, 20, 0.05),
         ),
+        (TaskKind::Pattern, false) => (
+            pattern(
+                PatternTarget::builtin(),
+                128,
+                4,
+                widths(&[(512, 8)], &[256, 128]),
+            ),
+            settings(3500, 1, 0.06),
+        ),
+        (TaskKind::Pattern, true) => (
+            pattern(
+                PatternTarget::builtin(),
+                16,
+                4,
+                widths(&[(128, 4)], &[64, 32, 16]),
+            ),
+            settings(600, 1, 0.06),
+        ),
         (TaskKind::Gol, true) => (
             gol(16, widths(&[(64, 6)], &[32, 16, 8, 4, 2, 1])),
             settings(1500, 20, 0.05),
@@ -197,6 +266,30 @@ fn checkerboard(
         perception_layers: vec![8, 4, 2],
         update_layers: update,
         target_channels: vec![0],
+        pattern: None,
+    }
+}
+
+/// The paper's growing-pattern setup: 12 periodic steps from a seeded centre cell.
+pub fn pattern(
+    target: PatternTarget,
+    channels: usize,
+    kernels: usize,
+    update: Vec<usize>,
+) -> ModelConfig {
+    ModelConfig {
+        task: TaskKind::Pattern,
+        channels,
+        height: target.height,
+        width: target.width,
+        periodic: true,
+        steps: 12,
+        fire_rate: None,
+        kernels,
+        perception_layers: vec![8, 4, 2, 1],
+        update_layers: update,
+        target_channels: (0..target.channels()).collect(),
+        pattern: Some(target),
     }
 }
 
@@ -213,6 +306,7 @@ fn gol(kernels: usize, update: Vec<usize>) -> ModelConfig {
         perception_layers: vec![8, 4, 2, 1],
         update_layers: update,
         target_channels: vec![0],
+        pattern: None,
     }
 }
 
@@ -271,6 +365,7 @@ mod tests {
             TaskKind::Checkerboard,
             TaskKind::CheckerboardAsync,
             TaskKind::Gol,
+            TaskKind::Pattern,
         ] {
             for small in [false, true] {
                 let (config, settings) = preset(kind, small);

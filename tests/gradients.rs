@@ -25,6 +25,7 @@ fn tiny_config(steps: usize, fire_rate: Option<f32>, periodic: bool) -> ModelCon
         perception_layers: vec![8, 4, 2],
         update_layers: vec![8, 4, 2],
         target_channels: vec![0, 1],
+        pattern: None,
     }
 }
 

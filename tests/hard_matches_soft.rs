@@ -27,6 +27,7 @@ fn run(periodic: bool, fire_rate: Option<f32>, seed: u64) {
         perception_layers: vec![8, 4, 2],
         update_layers: vec![16, 12, 8, 4, 3],
         target_channels: vec![0],
+        pattern: None,
     };
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut model = Model::new(config.clone(), &mut rng).unwrap();

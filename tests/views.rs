@@ -186,3 +186,113 @@ fn analyze_and_check_report_numbers() {
         assert!((0.0..=1.0).contains(&acc));
     }
 }
+
+#[test]
+fn pattern_loss_goes_down_on_the_shipped_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("p/model.json");
+    logicars()
+        .args([
+            "train",
+            "pattern",
+            "--small",
+            "--epochs",
+            "80",
+            "--no-artefacts",
+            "--save",
+        ])
+        .arg(&model)
+        .assert()
+        .success();
+    let log = std::fs::read_to_string(model.with_file_name("metrics.csv")).unwrap();
+    let soft: Vec<f64> = log
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(soft.len(), 80);
+    let (first, last) = (soft[0], soft[79]);
+    assert!(last < 0.8 * first, "soft loss {first} -> {last}");
+    // The saved model carries its target: eval and check need nothing else.
+    logicars()
+        .args(["eval", "--model"])
+        .arg(&model)
+        .assert()
+        .success();
+}
+
+#[test]
+fn pattern_from_a_png_and_bad_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("t.png");
+    let mut img = image::RgbImage::from_pixel(10, 6, image::Rgb([255, 255, 255]));
+    img.put_pixel(4, 3, image::Rgb([0, 0, 0]));
+    img.put_pixel(5, 3, image::Rgb([0, 0, 0]));
+    img.save(&png).unwrap();
+    let model = dir.path().join("m/model.json");
+    logicars()
+        .args([
+            "train",
+            "pattern",
+            "--small",
+            "--epochs",
+            "3",
+            "--channels",
+            "8",
+            "--periodic",
+            "false",
+            "--target",
+        ])
+        .arg(&png)
+        .arg("--save")
+        .arg(&model)
+        .assert()
+        .success();
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(saved["config"]["height"], 6);
+    assert_eq!(saved["config"]["width"], 10);
+    assert_eq!(saved["config"]["channels"], 8);
+    assert_eq!(saved["config"]["periodic"], false);
+
+    let junk = dir.path().join("junk.png");
+    std::fs::write(&junk, b"no image").unwrap();
+    let fail = |args: &[&str], needle: &str| {
+        let out = logicars()
+            .args(args)
+            .arg("--save")
+            .arg(dir.path().join("x/m.json"))
+            .assert()
+            .failure();
+        let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    };
+    fail(
+        &["train", "pattern", "--target", junk.to_str().unwrap()],
+        "cannot read target image",
+    );
+    fail(
+        &["train", "checkerboard", "--target", png.to_str().unwrap()],
+        "are for the pattern task",
+    );
+    fail(
+        &["train", "pattern", "--rgb"],
+        "--rgb needs a colour --target image",
+    );
+    fail(
+        &[
+            "train",
+            "pattern",
+            "--rgb",
+            "--channels",
+            "2",
+            "--target",
+            png.to_str().unwrap(),
+        ],
+        "needs at least 3 channels",
+    );
+    assert!(
+        !dir.path().join("x").exists(),
+        "nothing written after bad input"
+    );
+}

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use logicars::config::ModelConfig;
 use logicars::model::Model;
+use logicars::pattern::PatternTarget;
 use logicars::tasks::{preset, TaskKind};
 use logicars::train::train;
 use logicars::{model_file, output, plot};
@@ -55,9 +57,62 @@ pub struct TrainArgs {
     /// default: beside the model.
     #[arg(long)]
     pub artefacts: Option<PathBuf>,
+    /// pattern: the target image (default: the built-in 16x16 G, assets/target-g.png).
+    #[arg(long)]
+    pub target: Option<PathBuf>,
+    /// pattern: grow the image's colours (R, G, B into channels 0, 1, 2).
+    #[arg(long)]
+    pub rgb: bool,
+    /// pattern: bits per cell (default from the preset).
+    #[arg(long)]
+    pub channels: Option<usize>,
+    /// Wrap around at the border, true or false (default from the preset).
+    #[arg(long)]
+    pub periodic: Option<bool>,
     /// Write no loss plot and no rollout GIF.
     #[arg(long, conflicts_with = "artefacts")]
     pub no_artefacts: bool,
+}
+
+/// `--target`, `--rgb` and `--channels` shape a pattern model; other tasks refuse them.
+fn apply_pattern_flags(args: &TrainArgs, config: &mut ModelConfig) -> Result<()> {
+    if args.task != TaskKind::Pattern {
+        if args.target.is_some() || args.rgb || args.channels.is_some() {
+            bail!("--target, --rgb and --channels are for the pattern task");
+        }
+        return Ok(());
+    }
+    if args.target.is_some() || args.rgb {
+        let target = match &args.target {
+            Some(path) => PatternTarget::load(path, args.rgb)?,
+            None => bail!("--rgb needs a colour --target image"),
+        };
+        config.height = target.height;
+        config.width = target.width;
+        config.target_channels = (0..target.channels()).collect();
+        config.pattern = Some(target);
+    }
+    if let Some(channels) = args.channels {
+        config.channels = channels;
+        let last = config.update_layers.len() - 1;
+        config.update_layers[last] = channels;
+        // A narrower output needs halving layers before it, so each can read all inputs.
+        while config.update_layers.len() >= 2
+            && config.update_layers[config.update_layers.len() - 2] > 2 * channels
+        {
+            let before = config.update_layers[config.update_layers.len() - 2];
+            config
+                .update_layers
+                .insert(config.update_layers.len() - 1, before.div_ceil(2));
+        }
+    }
+    if config.channels < config.target_channels.len() {
+        bail!(
+            "an RGB target needs at least 3 channels, got {}",
+            config.channels
+        );
+    }
+    Ok(())
 }
 
 pub fn run(args: TrainArgs) -> Result<()> {
@@ -77,6 +132,10 @@ pub fn run(args: TrainArgs) -> Result<()> {
     if let Some(steps) = args.steps {
         config.steps = steps;
     }
+    if let Some(periodic) = args.periodic {
+        config.periodic = periodic;
+    }
+    apply_pattern_flags(&args, &mut config)?;
     if settings.epochs == 0 {
         bail!("--epochs must be at least 1");
     }
