@@ -37,7 +37,7 @@ pub fn run_checks(
     let mut rows = Vec::new();
     let mut run =
         |name: &str, h: usize, w: usize, steps: usize, damage: Option<Damage>, note: String| {
-            let init = Grids::random_bits(batch, h, w, c.channels, &mut rng);
+            let init = c.task.eval_init(batch, h, w, c.channels, &mut rng);
             let masks = c
                 .fire_rate
                 .map(|r| FireMasks::draw(steps, batch * h * w, r, &mut rng));
@@ -63,14 +63,21 @@ pub fn run_checks(
     run("4x grid, 4x steps", h4, w4, s4, None, String::new());
     if c.task != TaskKind::Gol {
         let side = 10.min(h4 / 2).min(w4 / 2).max(1);
-        let damage = Damage::centred(side, side, 0, s4 / 2, h4, w4).expect("the block fits");
+        // A pattern first grows from its seed, then is damaged (the paper's regrowth);
+        // other tasks are damaged from the start.
+        let (first, last) = if c.task == TaskKind::Pattern {
+            (c.steps, 2 * c.steps)
+        } else {
+            (0, s4 / 2)
+        };
+        let damage = Damage::centred(side, side, first, last, h4, w4).expect("the block fits");
         run(
             "recovery after damage",
             h4,
             w4,
             s4,
             Some(damage),
-            format!("{side}x{side} block zeroed for steps 0..{}", s4 / 2),
+            format!("{side}x{side} block zeroed for steps {first}..{last}"),
         );
     }
     if c.fire_rate.is_some() {

@@ -63,6 +63,18 @@ impl Op {
         (f00 & !a & !b) | (f01 & !a & b) | (f10 & a & !b) | (f11 & a & b)
     }
 
+    /// Whether the output depends on input `a` (some `b` makes flipping `a` matter).
+    pub fn depends_on_a(&self) -> bool {
+        let [f00, f01, f10, f11] = self.truth;
+        f00 != f10 || f01 != f11
+    }
+
+    /// Whether the output depends on input `b`.
+    pub fn depends_on_b(&self) -> bool {
+        let [f00, f01, f10, f11] = self.truth;
+        f00 != f01 || f10 != f11
+    }
+
     /// True for the ops that merely forward one input (the paper does not count them).
     pub fn is_pass_through(index: usize) -> bool {
         index == PASS_A || index == PASS_B
@@ -228,6 +240,17 @@ mod tests {
                 assert!((got - reference_soft(i, a, b)).abs() < 1e-6, "{}", op.name);
             }
         }
+    }
+
+    #[test]
+    fn dependencies_by_hand() {
+        let deps = |i: usize| (OPS[i].depends_on_a(), OPS[i].depends_on_b());
+        assert_eq!(deps(0), (false, false)); // FALSE
+        assert_eq!(deps(15), (false, false)); // TRUE
+        assert_eq!(deps(3), (true, false)); // A
+        assert_eq!(deps(12), (true, false)); // NOT A
+        assert_eq!(deps(10), (false, true)); // NOT B
+        assert_eq!(deps(6), (true, true)); // XOR
     }
 
     #[test]

@@ -31,6 +31,16 @@ pub struct NetGate {
     pub b: Signal,
 }
 
+impl NetGate {
+    /// The inputs the op's output actually depends on (TRUE reads none, NOT A only `a`).
+    pub fn read_inputs(&self) -> impl Iterator<Item = Signal> {
+        let op = &OPS[self.op as usize];
+        [(op.depends_on_a(), self.a), (op.depends_on_b(), self.b)]
+            .into_iter()
+            .filter_map(|(reads, s)| reads.then_some(s))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Netlist {
     pub channels: usize,
@@ -136,9 +146,7 @@ impl Netlist {
                 Signal::Input(i) => inputs.push(i),
                 Signal::Gate(g) => {
                     if !std::mem::replace(&mut seen[g as usize], true) {
-                        let gate = &self.gates[g as usize];
-                        stack.push(gate.a);
-                        stack.push(gate.b);
+                        stack.extend(self.gates[g as usize].read_inputs());
                     }
                 }
             }
@@ -174,15 +182,20 @@ impl Netlist {
         while let Some(s) = stack.pop() {
             if let Signal::Gate(g) = s {
                 if !std::mem::replace(&mut needed[g as usize], true) {
-                    let gate = &self.gates[g as usize];
-                    stack.push(resolve(gate.a, &alias));
-                    stack.push(resolve(gate.b, &alias));
+                    stack.extend(
+                        self.gates[g as usize]
+                            .read_inputs()
+                            .map(|s| resolve(s, &alias)),
+                    );
                 }
             }
         }
         let mut new_index = vec![u32::MAX; self.gates.len()];
         let mut gates = Vec::new();
+        // An ignored input may name a removed gate; wire it to input 0 instead (the op
+        // does not read it, so any signal gives the same output).
         let remap = |s: Signal, new_index: &[u32]| match resolve(s, &alias) {
+            Signal::Gate(g) if new_index[g as usize] == u32::MAX => Signal::Input(0),
             Signal::Gate(g) => Signal::Gate(new_index[g as usize]),
             input => input,
         };

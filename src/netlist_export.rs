@@ -16,13 +16,14 @@ fn name(s: Signal) -> String {
 }
 
 /// Graphviz: inputs at the top, gates labelled with their op, outputs at the bottom.
+/// Only the inputs an op depends on are drawn (TRUE has none, NOT B only `b`).
 pub fn dot(net: &Netlist) -> String {
     let mut out =
         String::from("digraph logicars_cell {\n  rankdir=TB;\n  node [fontname=\"Helvetica\"];\n");
     let mut used_inputs: Vec<u32> = net
         .gates
         .iter()
-        .flat_map(|g| [g.a, g.b])
+        .flat_map(NetGate::read_inputs)
         .chain(net.outputs.iter().map(|o| o.1))
         .filter_map(|s| match s {
             Signal::Input(i) => Some(i),
@@ -40,12 +41,12 @@ pub fn dot(net: &Netlist) -> String {
     }
     for (i, g) in net.gates.iter().enumerate() {
         let _ = writeln!(out, "  g{i} [label=\"{}\"];", OPS[g.op as usize].name);
-        let _ = writeln!(
-            out,
-            "  {} -> g{i} [label=\"a\"];\n  {} -> g{i} [label=\"b\"];",
-            name(g.a),
-            name(g.b)
-        );
+        let op = &OPS[g.op as usize];
+        for (reads, s, port) in [(op.depends_on_a(), g.a, "a"), (op.depends_on_b(), g.b, "b")] {
+            if reads {
+                let _ = writeln!(out, "  {} -> g{i} [label=\"{port}\"];", name(s));
+            }
+        }
     }
     for &(c, s) in &net.outputs {
         let _ = writeln!(

@@ -52,6 +52,22 @@ impl TaskKind {
         }
     }
 
+    /// Initial grids of any size for evaluation and pictures: random bits, except that a
+    /// pattern grows from its seeded centre cell.
+    pub fn eval_init(
+        self,
+        batch: usize,
+        height: usize,
+        width: usize,
+        channels: usize,
+        rng: &mut impl Rng,
+    ) -> Grids {
+        match self {
+            TaskKind::Pattern => seeded_centre(batch, height, width, channels),
+            _ => Grids::random_bits(batch, height, width, channels, rng),
+        }
+    }
+
     /// What the target channels should hold after `steps` steps from `init`.
     pub fn target(self, config: &ModelConfig, init: &Grids, steps: usize) -> Grids {
         let targets = config.target_channels.len();

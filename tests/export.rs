@@ -127,3 +127,34 @@ fn verilog_module_matches_the_models_hard_step() {
         }
     }
 }
+
+/// On a trained model (where constant gates and ignored inputs are common), the pruned
+/// netlist still computes the hard step of every channel the target depends on.
+#[test]
+fn pruned_netlist_of_a_trained_model_matches_its_hard_step() {
+    use logicars::train::train;
+    let (config, mut settings) = preset(TaskKind::Checkerboard, true);
+    settings.epochs = 250;
+    let model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed)).unwrap();
+    let (trainer, summary, _) = train(model, settings, |_| {});
+    assert!(
+        summary.first_perfect_epoch.is_some(),
+        "the small preset converges"
+    );
+    let model = trainer.model;
+    let full = Netlist::from_model(&model);
+    let pruned = full.pruned(&model.config.target_channels);
+    assert!(
+        pruned.gates.len() * 10 < full.gates.len(),
+        "{} of {}",
+        pruned.gates.len(),
+        full.gates.len()
+    );
+    let patches = random_patches(full.inputs(), 2000);
+    let want = model_hard_step(&model, &patches);
+    for (patch, want) in patches.iter().zip(&want) {
+        for (c, got) in pruned.eval(patch) {
+            assert_eq!(got, want[c], "channel {c}");
+        }
+    }
+}

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Args;
 use logicars::eval::evaluate;
-use logicars::grid::Grids;
 use logicars::rollout::masks::FireMasks;
 use logicars::{grid_file, model_file};
 use rand::SeedableRng;
@@ -53,7 +52,9 @@ pub fn run(args: EvalArgs) -> Result<()> {
         Some(path) => grid_file::load(path, config.channels)?,
         None => {
             let (h, w) = args.size.unwrap_or((config.height, config.width));
-            Grids::random_bits(args.batch, h, w, config.channels, &mut rng)
+            config
+                .task
+                .eval_init(args.batch, h, w, config.channels, &mut rng)
         }
     };
     let lanes = init.batch * init.cells();

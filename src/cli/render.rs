@@ -62,7 +62,7 @@ pub fn run(args: RenderArgs) -> Result<()> {
         Some(path) => grid_file::load(path, c.channels)?,
         None => {
             let (h, w) = args.size.unwrap_or((c.height, c.width));
-            Grids::random_bits(1, h, w, c.channels, &mut rng)
+            c.task.eval_init(1, h, w, c.channels, &mut rng)
         }
     };
     let damage = args
