@@ -296,3 +296,33 @@ fn pattern_from_a_png_and_bad_targets() {
         "nothing written after bad input"
     );
 }
+
+#[test]
+fn check_of_an_async_model_adds_the_robustness_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("a/model.json");
+    logicars()
+        .args([
+            "train",
+            "checkerboard-async",
+            "--small",
+            "--epochs",
+            "3",
+            "--no-artefacts",
+            "--save",
+        ])
+        .arg(&model)
+        .assert()
+        .success();
+    let out = logicars()
+        .args(["check", "--json", "--robustness-steps", "20", "--model"])
+        .arg(&model)
+        .assert()
+        .success();
+    let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows[3]["test"], "robustness (async)");
+    assert_eq!(rows[3]["grid"], "64x64");
+    assert_eq!(rows[3]["steps"], 20);
+}
