@@ -10,23 +10,26 @@ fn logicars() -> Command {
     Command::cargo_bin("logicars").unwrap()
 }
 
-/// Trains the small checkerboard briefly; returns the model path.
-fn trained(dir: &Path, extra: &[&str]) -> PathBuf {
-    let model = dir.join("run/model.json");
+/// Runs `logicars train <args> --save <dir>/<name>/model.json`; returns the model path.
+fn train(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+    let model = dir.join(name).join("model.json");
     logicars()
-        .args([
-            "train",
-            "checkerboard",
-            "--small",
-            "--epochs",
-            "20",
-            "--save",
-        ])
+        .arg("train")
+        .args(args)
+        .arg("--save")
         .arg(&model)
-        .args(extra)
         .assert()
         .success();
     model
+}
+
+/// Trains the small checkerboard briefly.
+fn trained(dir: &Path, extra: &[&str]) -> PathBuf {
+    train(
+        dir,
+        "run",
+        &[&["checkerboard", "--small", "--epochs", "20"], extra].concat(),
+    )
 }
 
 fn gif_frames(path: &Path) -> Vec<image::Frame> {
@@ -129,20 +132,11 @@ fn bad_render_input_is_a_clear_error_and_writes_nothing() {
     );
     assert!(!out.exists());
     // A one-channel model has no RGB view.
-    let gol = dir.path().join("gol/model.json");
-    logicars()
-        .args([
-            "train",
-            "gol",
-            "--small",
-            "--epochs",
-            "2",
-            "--no-artefacts",
-            "--save",
-        ])
-        .arg(&gol)
-        .assert()
-        .success();
+    let gol = train(
+        dir.path(),
+        "gol",
+        &["gol", "--small", "--epochs", "2", "--no-artefacts"],
+    );
     fails_with(
         &["render", "--view", "rgb", "--out", out_s],
         &gol,
@@ -190,20 +184,11 @@ fn analyze_and_check_report_numbers() {
 #[test]
 fn pattern_loss_goes_down_on_the_shipped_target() {
     let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("p/model.json");
-    logicars()
-        .args([
-            "train",
-            "pattern",
-            "--small",
-            "--epochs",
-            "80",
-            "--no-artefacts",
-            "--save",
-        ])
-        .arg(&model)
-        .assert()
-        .success();
+    let model = train(
+        dir.path(),
+        "p",
+        &["pattern", "--small", "--epochs", "80", "--no-artefacts"],
+    );
     let log = std::fs::read_to_string(model.with_file_name("metrics.csv")).unwrap();
     let soft: Vec<f64> = log
         .lines()
@@ -300,20 +285,17 @@ fn pattern_from_a_png_and_bad_targets() {
 #[test]
 fn check_of_an_async_model_adds_the_robustness_run() {
     let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("a/model.json");
-    logicars()
-        .args([
-            "train",
+    let model = train(
+        dir.path(),
+        "a",
+        &[
             "checkerboard-async",
             "--small",
             "--epochs",
             "3",
             "--no-artefacts",
-            "--save",
-        ])
-        .arg(&model)
-        .assert()
-        .success();
+        ],
+    );
     let out = logicars()
         .args(["check", "--json", "--robustness-steps", "20", "--model"])
         .arg(&model)
