@@ -169,12 +169,16 @@ mod tests {
 
     #[test]
     fn phase_note_only_for_checkerboards_below_half() {
-        assert_eq!(with_phase_note(TaskKind::Checkerboard, 0.9, "x".into()), "x");
+        assert_eq!(
+            with_phase_note(TaskKind::Checkerboard, 0.9, "x".into()),
+            "x"
+        );
         assert_eq!(
             with_phase_note(TaskKind::CheckerboardAsync, 0.25, String::new()),
             "the other phase of the checkerboard: 75.00%"
         );
         assert_eq!(with_phase_note(TaskKind::Gol, 0.1, "n".into()), "n");
-        assert!(with_phase_note(TaskKind::Checkerboard, 0.0, "d".into()).starts_with("d; the other phase"));
+        assert!(with_phase_note(TaskKind::Checkerboard, 0.0, "d".into())
+            .starts_with("d; the other phase"));
     }
 }
