@@ -48,8 +48,9 @@ pub struct TrainSummary {
     pub first_perfect_epoch: Option<usize>,
 }
 
-/// Everything one training run reuses from epoch to epoch: no allocation inside an epoch
-/// except the batch's initial grids and targets (a few KB).
+/// Everything one training run reuses from epoch to epoch. The soft forward and backward
+/// allocate nothing; each epoch builds only its batch (grids, targets, fire masks) and the
+/// hard op table (about 100 KB for the reference model).
 pub struct Trainer {
     pub model: Model,
     settings: TrainSettings,
