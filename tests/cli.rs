@@ -102,26 +102,28 @@ fn bad_input_is_a_one_line_error() {
     let dir = tempfile::tempdir().unwrap();
     let save = dir.path().join("m.json");
     let save = save.to_str().unwrap();
-    fails_with(
-        &["train", "checkerboard", "--epochs", "0", "--save", save],
-        "--epochs must be at least 1",
-    );
-    fails_with(
-        &["train", "checkerboard", "--batch", "0", "--save", save],
-        "--batch must be at least 1",
-    );
-    fails_with(
-        &["train", "checkerboard", "--steps", "0", "--save", save],
-        "steps must be at least 1",
-    );
-    fails_with(
-        &["train", "gol", "--threads", "0", "--save", save],
-        "--threads must be at least 1",
-    );
-    fails_with(
-        &["train", "checkerboard", "--lr=-1", "--save", save],
-        "--lr must be a positive number",
-    );
+    let bad_training = [
+        (
+            &["checkerboard", "--epochs", "0"][..],
+            "--epochs must be at least 1",
+        ),
+        (
+            &["checkerboard", "--batch", "0"],
+            "--batch must be at least 1",
+        ),
+        (
+            &["checkerboard", "--steps", "0"],
+            "steps must be at least 1",
+        ),
+        (&["gol", "--threads", "0"], "--threads must be at least 1"),
+        (
+            &["checkerboard", "--lr=-1"],
+            "--lr must be a positive number",
+        ),
+    ];
+    for (args, needle) in bad_training {
+        fails_with(&[&["train"], args, &["--save", save]].concat(), needle);
+    }
     fails_with(&["train", "sudoku"], "invalid value 'sudoku'");
     assert!(
         !Path::new(save).exists(),
