@@ -4,13 +4,14 @@
 //! unless its name says otherwise.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use logicars::circuit::{Circuit, GateRef};
+use logicars::automaton::hard::HardRollout;
+use logicars::automaton::soft::ActivationMemory;
+use logicars::kernels::parameters::hard_truth;
 use logicars::kernels::soft::{self, TILE};
-use logicars::model::Model;
-use logicars::parameters::hard_truth;
-use logicars::rollout::hard::HardRollout;
-use logicars::rollout::soft::ActivationMemory;
-use logicars::tasks::{preset, TaskKind};
+use logicars::model::circuit::{Circuit, GateRef};
+use logicars::model::network::Model;
+use logicars::model::task::TaskKind;
+use logicars::tasks::preset;
 use logicars::train::Trainer;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -72,7 +73,7 @@ fn hard_rollout(c: &mut Criterion) {
         ("checkerboard-64x64-80steps", 1, 64, 80),
     ] {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let init = logicars::grid::Grids::random_bits(batch, size, size, 8, &mut rng);
+        let init = logicars::automaton::grid::Grids::random_bits(batch, size, size, 8, &mut rng);
         let mut rollout = pool.install(|| HardRollout::new(batch, size, size, false, &circuit));
         group.bench_function(name, |b| {
             b.iter(|| {

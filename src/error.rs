@@ -1,29 +1,110 @@
-//! Errors of the library. Each says what went wrong and, where it can, what to do.
+//! Errors of the library, one typed enum per kind of failure. Each message says what went
+//! wrong and, where it can, what to do; none repeats the message of its cause.
 
 use std::path::PathBuf;
 
-/// A model or training configuration that cannot be built or run.
-#[derive(Debug, thiserror::Error)]
+/// A model configuration that cannot be built or run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{0}")]
-    Invalid(String),
+    #[error("channels must be 1..={max}, got {got}")]
+    Channels { got: usize, max: usize },
+    #[error("the grid must not be empty, got {height}x{width}")]
+    EmptyGrid { height: usize, width: usize },
+    #[error("steps must be at least 1")]
+    NoSteps,
+    #[error("fire rate must be in (0, 1], got {0}")]
+    FireRate(f32),
+    #[error("kernels must be at least 1")]
+    NoKernels,
+    #[error("perception needs at least one layer")]
+    NoPerception,
+    #[error("the first perception layer must have 8 gates (one per neighbour), got {0}")]
+    FirstPerceptionWidth(usize),
+    #[error("the update network needs at least one layer")]
+    NoUpdate,
+    #[error("every layer needs at least one gate")]
+    EmptyLayer,
+    #[error("the last update layer must have one gate per channel ({channels}), got {got}")]
+    LastUpdateWidth { channels: usize, got: usize },
+    #[error("at least one target channel is needed")]
+    NoTargetChannel,
+    #[error("target channel {channel} does not exist in {channels} channels")]
+    TargetChannel { channel: usize, channels: usize },
+    #[error("a pattern model needs its target image")]
+    MissingPattern,
+    #[error("a {task} model carries no target image")]
+    UnexpectedPattern { task: &'static str },
+    #[error(
+        "the grid ({height}x{width}) must have the target's size ({target_height}x{target_width})"
+    )]
+    PatternSize {
+        height: usize,
+        width: usize,
+        target_height: usize,
+        target_width: usize,
+    },
+    #[error("the target has {target} channel(s) but {set} target channels are set")]
+    PatternChannels { target: usize, set: usize },
+    #[error("a target must be 1..={max} pixels on each side, got {height}x{width}")]
+    TargetSize {
+        height: usize,
+        width: usize,
+        max: usize,
+    },
+    #[error("the target's bits do not match its size")]
+    TargetBits,
+    #[error("the RGB view needs 3 channels, the model has {channels}")]
+    RgbView { channels: usize },
+    #[error("{layer}: {cause}")]
+    Layer { layer: String, cause: WiringError },
 }
 
-impl ConfigError {
-    pub fn invalid(message: impl Into<String>) -> Self {
-        ConfigError::Invalid(message.into())
-    }
+/// Wires that a layer of the given widths cannot have.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WiringError {
+    #[error("the first perception layer must map 9 patch positions to 8 gates, got {inputs} -> {outputs}")]
+    FirstKernel { inputs: usize, outputs: usize },
+    #[error("a layer needs inputs and gates, got {inputs} -> {outputs}")]
+    Empty { inputs: usize, outputs: usize },
+    #[error(
+        "a unique layer of {outputs} gates cannot read all {inputs} inputs (needs 2*out >= in)"
+    )]
+    TooNarrow { inputs: usize, outputs: usize },
+    #[error("a unique layer over {inputs} inputs has only {pairs} distinct pairs, fewer than {outputs} gates")]
+    TooFewPairs {
+        inputs: usize,
+        pairs: usize,
+        outputs: usize,
+    },
+}
+
+/// A damage block (`RxC@A..B`) that cannot be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DamageError {
+    #[error("--damage '{text}': {reason} (expected RxC@STEP..STEP, e.g. 10x10@0..40)")]
+    Syntax { text: String, reason: String },
+    #[error("the damaged block must not be empty")]
+    EmptyBlock,
+    #[error("a {rows}x{cols} block does not fit in the {height}x{width} grid")]
+    TooLarge {
+        rows: usize,
+        cols: usize,
+        height: usize,
+        width: usize,
+    },
+    #[error("step range {first}..{last} is empty")]
+    EmptySteps { first: usize, last: usize },
 }
 
 /// A model file that cannot be read, parsed or trusted.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelFileError {
-    #[error("cannot read model file {path}: {source}")]
+    #[error("cannot read model file {path}")]
     Read {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("cannot write model file {path}: {source}")]
+    #[error("cannot write model file {path}")]
     Write {
         path: PathBuf,
         source: std::io::Error,
@@ -39,7 +120,7 @@ pub enum ModelFileError {
 /// A grid file (initial states) that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum GridFileError {
-    #[error("cannot read grid file {path}: {source}")]
+    #[error("cannot read grid file {path}")]
     Read {
         path: PathBuf,
         source: std::io::Error,
@@ -51,3 +132,27 @@ pub enum GridFileError {
         message: String,
     },
 }
+
+/// A target image that cannot be used for the pattern task.
+#[derive(Debug, thiserror::Error)]
+pub enum PatternImageError {
+    #[error("cannot read target image {path}: {message}")]
+    Read { path: PathBuf, message: String },
+    #[error("target image {path}: {cause}")]
+    Invalid { path: PathBuf, cause: ConfigError },
+    #[error("target image {path} has no pixel on (dark and opaque, or bright with --rgb)")]
+    Blank { path: PathBuf },
+}
+
+/// A plot that could not be drawn.
+#[derive(Debug, thiserror::Error)]
+#[error("drawing {what}: {message}")]
+pub struct PlotError {
+    pub what: &'static str,
+    pub message: String,
+}
+
+/// A netlist JSON document that does not describe a valid netlist.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("netlist JSON: {0}")]
+pub struct NetlistError(pub String);

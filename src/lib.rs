@@ -1,35 +1,31 @@
 //! Differentiable Logic Cellular Automata, trained fast on a CPU.
 //!
-//! Read top-down: [`gates`] (the 16 ops), [`wiring`] and [`model`] (layers and their
-//! logits), [`circuit`] (one cell step as a flat gate list), [`geometry`] and
-//! [`rollout`] (the grid over many steps, soft and hard), [`kernels`] (the hot loops),
-//! [`train`] (loss, backward, optimizer), [`tasks`] (the paper's experiments), and
-//! [`model_file`] (saving and loading).
+//! The modules are layers; each imports only the ones listed before it. Read top-down:
+//!
+//! 1. [`error`]: the typed errors of every layer.
+//! 2. [`model`]: the 16 gate ops ([`model::gates`]), wiring, the configuration, the
+//!    network of layers and logits, and [`model::circuit`], one cell step as a flat gate
+//!    list.
+//! 3. [`kernels`]: the hot loops over lanes (soft and bit-sliced hard), each beside its
+//!    scalar reference, and the per-gate parameters they read.
+//! 4. [`automaton`]: grids, their tiled geometry, and rollouts of many steps (soft for
+//!    training, hard on bits), frame by frame with damage.
+//! 5. [`tasks`]: the paper's experiments: initial states, targets, presets.
+//! 6. [`train`]: the objective (rollout, loss, gradient), the optimizer and the epoch
+//!    loop; evaluation uses the same objective.
+//! 7. [`io`]: model, grid and image files, and atomic output.
+//! 8. [`views`]: pictures, plots, netlists and their exports, analysis, the paper's checks.
+//!
+//! The semantics these modules implement are written down in `docs/semantics.md`.
 
 // Kernels walk several lane-indexed arrays with one index; iterator zips would hide that.
 #![allow(clippy::needless_range_loop)]
 
-pub mod analysis;
-pub mod check;
-pub mod circuit;
-pub mod config;
+pub mod automaton;
 pub mod error;
-pub mod eval;
-pub mod gates;
-pub mod geometry;
-pub mod grid;
-pub mod grid_file;
+pub mod io;
 pub mod kernels;
 pub mod model;
-pub mod model_file;
-pub mod netlist;
-pub mod netlist_export;
-pub mod output;
-pub mod parameters;
-pub mod pattern;
-pub mod picture;
-pub mod plot;
-pub mod rollout;
 pub mod tasks;
 pub mod train;
-pub mod wiring;
+pub mod views;

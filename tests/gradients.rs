@@ -1,12 +1,12 @@
 //! Analytic gradients of whole rollouts against central finite differences.
 
-use logicars::config::ModelConfig;
-use logicars::grid::Grids;
-use logicars::model::Model;
-use logicars::rollout::masks::FireMasks;
-use logicars::rollout::soft::ActivationMemory;
-use logicars::tasks::TaskKind;
-use logicars::train::trainer::loss_and_gradient;
+use logicars::automaton::grid::Grids;
+use logicars::automaton::masks::FireMasks;
+use logicars::automaton::soft::ActivationMemory;
+use logicars::model::config::ModelConfig;
+use logicars::model::network::Model;
+use logicars::model::task::TaskKind;
+use logicars::train::loss_and_gradient;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -1,16 +1,16 @@
 //! With saturated logits the soft rollout is the hard rollout: both paths agree.
 
-use logicars::circuit::Circuit;
-use logicars::config::ModelConfig;
-use logicars::geometry::Geometry;
-use logicars::grid::Grids;
+use logicars::automaton::geometry::Geometry;
+use logicars::automaton::grid::Grids;
+use logicars::automaton::hard::HardRollout;
+use logicars::automaton::masks::FireMasks;
+use logicars::automaton::soft::{state_index, ActivationMemory, SoftRollout};
+use logicars::kernels::parameters::{hard_truth, SoftParams};
 use logicars::kernels::soft::TILE;
-use logicars::model::Model;
-use logicars::parameters::{hard_truth, SoftParams};
-use logicars::rollout::hard::HardRollout;
-use logicars::rollout::masks::FireMasks;
-use logicars::rollout::soft::{state_index, ActivationMemory, SoftRollout};
-use logicars::tasks::TaskKind;
+use logicars::model::circuit::Circuit;
+use logicars::model::config::ModelConfig;
+use logicars::model::network::Model;
+use logicars::model::task::TaskKind;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

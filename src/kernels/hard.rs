@@ -1,7 +1,7 @@
 //! Hard (evaluation) circuit on bit-sliced lanes: 64 lanes per `u64` word.
 
-use crate::circuit::GateRef;
-use crate::gates::OPS;
+use crate::model::circuit::GateRef;
+use crate::model::gates::OPS;
 
 /// Words per row of a hard tile (512 lanes).
 pub const WORDS: usize = 8;

@@ -2,4 +2,5 @@
 //! it, and tests compare the two.
 
 pub mod hard;
+pub mod parameters;
 pub mod soft;

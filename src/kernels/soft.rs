@@ -7,8 +7,8 @@
 
 use multiversion::multiversion;
 
-use crate::circuit::GateRef;
-use crate::gates::{soft_gate, soft_gate_coef_grads, soft_gate_input_grads};
+use crate::model::circuit::GateRef;
+use crate::model::gates::{soft_gate, soft_gate_coef_grads, soft_gate_input_grads};
 
 /// Lanes per tile. Tiles are the unit of parallel work and of gradient reduction, so the
 /// number is fixed: results must not depend on the thread count.

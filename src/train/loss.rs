@@ -1,8 +1,8 @@
 //! Squared error of the target channels at the last step, and hard accuracy.
 
-use crate::grid::Grids;
-use crate::rollout::hard::HardRollout;
-use crate::rollout::soft::state_index;
+use crate::automaton::grid::Grids;
+use crate::automaton::hard::HardRollout;
+use crate::automaton::soft::state_index;
 
 /// Soft loss `sum (s - y)^2` over lanes and target channels, summed in lane order in
 /// f64, with its gradient `2 (s - y)` written into `grads` (tile-blocked, zero elsewhere).
@@ -29,12 +29,23 @@ pub fn soft_loss(
 
 /// Wrong target bits of the hard rollout's current state, and the share right.
 pub fn hard_errors(rollout: &HardRollout, target_channels: &[usize], target: &Grids) -> (u64, f64) {
+    wrong_bits(target_channels, target, |channel, lane| {
+        rollout.bit(channel, lane)
+    })
+}
+
+/// Wrong target bits of a state given as `bit(channel, lane)`, and the share right.
+pub fn wrong_bits(
+    target_channels: &[usize],
+    target: &Grids,
+    bit: impl Fn(usize, usize) -> bool,
+) -> (u64, f64) {
     let lanes = target.batch * target.cells();
     let mut wrong = 0u64;
     for lane in 0..lanes {
         for (t, &c) in target_channels.iter().enumerate() {
             let want = target.values[lane * target_channels.len() + t] >= 0.5;
-            wrong += (rollout.bit(c, lane) != want) as u64;
+            wrong += (bit(c, lane) != want) as u64;
         }
     }
     let total = (lanes * target_channels.len()) as f64;

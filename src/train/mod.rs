@@ -1,7 +1,9 @@
-//! Training: loss, optimizer, and the epoch loop.
+//! Training: the objective (rollouts, loss, gradient), the optimizer, and the epoch loop.
 
 pub mod loss;
+pub mod objective;
 pub mod optimizer;
 pub mod trainer;
 
+pub use objective::{evaluate, loss_and_gradient, Gradient, Metrics, Objective};
 pub use trainer::{train, EpochMetrics, TrainError, TrainSummary, Trainer};

@@ -1,8 +1,8 @@
 //! AdamW with element-wise gradient clipping, as the reference notebook's optax chain.
 
-use crate::gates::NUM_OPS;
+use crate::model::gates::NUM_OPS;
 
-/// Hyperparameters of REFERENCE.md (the learning rate is per task).
+/// Hyperparameters of `docs/semantics.md` (the learning rate is per task).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AdamWConfig {
     pub learning_rate: f32,

@@ -65,7 +65,7 @@ pub fn build(spec: &BuildSpec) -> Result<Built> {
         "cargo",
         "build",
         "--package",
-        "logicars",
+        "logicars-cli",
         "--bin",
         "logicars",
         "--profile",

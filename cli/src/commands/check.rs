@@ -1,0 +1,54 @@
+//! `logicars check`: the paper's tests of a trained rule.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use clap::Args;
+use logicars::io::model_file;
+use logicars::views::check::run_checks;
+
+use super::thread_pool;
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Random grids per test.
+    #[arg(long, default_value_t = 4)]
+    pub batch: usize,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Steps of the async robustness run.
+    #[arg(long, default_value_t = 1000)]
+    pub robustness_steps: usize,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+pub fn run(args: CheckArgs) -> Result<()> {
+    if args.batch == 0 || args.robustness_steps < 2 {
+        bail!("--batch must be at least 1 and --robustness-steps at least 2");
+    }
+    let model = model_file::load(&args.model)?;
+    let rows = thread_pool(args.threads)?
+        .install(|| run_checks(&model, args.batch, args.seed, args.robustness_steps));
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(());
+    }
+    println!("| test | grid | steps | accuracy | note |\n|---|---|---:|---:|---|");
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {:.2}% | {} |",
+            r.test,
+            r.grid,
+            r.steps,
+            r.accuracy * 100.0,
+            r.note
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,76 @@
+//! `logicars eval`: run a saved model and score it.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use clap::Args;
+use logicars::automaton::masks::FireMasks;
+use logicars::io::{grid_file, model_file};
+use logicars::tasks;
+use logicars::train::evaluate;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::{parse_size, thread_pool};
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The model file (from `logicars train`).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Initial grids: JSON [batch][row][col][channel] of numbers in [0, 1].
+    #[arg(long, conflicts_with_all = ["batch", "size"])]
+    pub init: Option<PathBuf>,
+    /// Seed of the random initial grids and of async fire masks.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Random grids to evaluate.
+    #[arg(long, default_value_t = 8)]
+    pub batch: usize,
+    /// Grid size HxW of random grids (default: the training size).
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<(usize, usize)>,
+    /// Steps to run (default: the training steps).
+    #[arg(long)]
+    pub steps: Option<usize>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+pub fn run(args: EvalArgs) -> Result<()> {
+    let model = model_file::load(&args.model)?;
+    let config = &model.config;
+    let steps = args.steps.unwrap_or(config.steps);
+    if steps == 0 {
+        bail!("--steps must be at least 1");
+    }
+    if args.batch == 0 {
+        bail!("--batch must be at least 1");
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+    let init = match &args.init {
+        Some(path) => grid_file::load(path, config.channels)?,
+        None => {
+            let (h, w) = args.size.unwrap_or((config.height, config.width));
+            tasks::eval_init(config.task, args.batch, h, w, config.channels, &mut rng)
+        }
+    };
+    let lanes = init.batch * init.cells();
+    let masks = config
+        .fire_rate
+        .map(|rate| FireMasks::draw(steps, lanes, rate, &mut rng));
+    let pool = thread_pool(args.threads)?;
+    let metrics = pool.install(|| evaluate(&model, &init, steps, masks.as_ref()));
+    println!(
+        "{} on {} grid(s) of {}x{}, {steps} steps: soft_loss={:.4}, hard_loss={:.0}, acc={:.2}%",
+        config.task.name(),
+        init.batch,
+        init.height,
+        init.width,
+        metrics.soft_loss,
+        metrics.hard_loss,
+        metrics.accuracy * 100.0
+    );
+    Ok(())
+}

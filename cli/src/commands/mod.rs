@@ -1,0 +1,89 @@
+//! Command-line options and the commands behind them.
+
+pub mod analyze;
+pub mod check;
+pub mod eval;
+pub mod export;
+pub mod progress;
+pub mod render;
+pub mod train;
+
+use anyhow::{bail, Context, Result};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Parser, Subcommand};
+use logicars::model::task::TaskKind;
+use logicars::views::picture::View;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "logicars",
+    version,
+    about = "Train Differentiable Logic Cellular Automata fast on a CPU"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Train a model on one of the paper's tasks.
+    Train(train::TrainArgs),
+    /// Run a saved model and score it against its task's target.
+    Eval(eval::EvalArgs),
+    /// Draw a hard rollout as a GIF animation or a PNG strip.
+    Render(render::RenderArgs),
+    /// Gate histograms, active gates and the pruned size of a model.
+    Analyze(analyze::AnalyzeArgs),
+    /// Export the pruned circuit of one cell update (Graphviz, Verilog, JSON).
+    Export(export::ExportArgs),
+    /// The paper's tests: generalization, recovery, robustness.
+    Check(check::CheckArgs),
+}
+
+/// Parses a task name into the library's [`TaskKind`]; `--help` lists every task.
+pub fn task_parser() -> impl TypedValueParser<Value = TaskKind> {
+    let values = TaskKind::ALL.map(|t| PossibleValue::new(t.name()).help(t.summary()));
+    PossibleValuesParser::new(values)
+        .map(|name| TaskKind::from_name(&name).expect("clap accepted only task names"))
+}
+
+/// Parses a view name into the library's [`View`]; `--help` lists every view.
+pub fn view_parser() -> impl TypedValueParser<Value = View> {
+    let values = View::ALL.map(|v| PossibleValue::new(v.name()).help(v.summary()));
+    PossibleValuesParser::new(values).map(|name| {
+        *View::ALL
+            .iter()
+            .find(|v| v.name() == name)
+            .expect("clap accepted only view names")
+    })
+}
+
+/// Builds the thread pool that every parallel loop runs in.
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        if n == 0 {
+            bail!("--threads must be at least 1");
+        }
+        builder = builder.num_threads(n);
+    }
+    builder.build().context("starting the thread pool")
+}
+
+/// Parses `HxW`, e.g. `64x64`.
+pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
+    let (h, w) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected HxW such as 64x64, got '{text}'"))?;
+    let parse = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("'{s}' in '{text}' is not a whole number"))
+    };
+    let (h, w) = (parse(h)?, parse(w)?);
+    if h == 0 || w == 0 {
+        return Err(format!("the grid must not be empty, got {text}"));
+    }
+    Ok((h, w))
+}

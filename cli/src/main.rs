@@ -1,0 +1,28 @@
+//! The `logicars` command: parse the options, run the command, report.
+
+mod commands;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use commands::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Train(args) => commands::train::run(args),
+        Command::Eval(args) => commands::eval::run(args),
+        Command::Render(args) => commands::render::run(args),
+        Command::Analyze(args) => commands::analyze::run(args),
+        Command::Export(args) => commands::export::run(args),
+        Command::Check(args) => commands::check::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("Error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! The cellular automaton: grids, their geometry, and rollouts of many steps (soft for
+//! training, hard on bits for evaluation).
+
+pub mod frames;
+pub mod geometry;
+pub mod grid;
+pub mod hard;
+pub mod masks;
+pub mod soft;

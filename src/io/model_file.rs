@@ -1,0 +1,342 @@
+//! The model file: versioned JSON that can carry any model of the reference notebook.
+//!
+//! Loading validates everything and names the first problem with its JSON path; saving
+//! writes a temporary file beside the target and renames it, so a crash never leaves a
+//! half-written model.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ModelFileError;
+use crate::model::config::{ModelConfig, PATCH};
+use crate::model::gates::NUM_OPS;
+use crate::model::network::{Layer, Model};
+use crate::model::wiring::Wires;
+
+pub const FORMAT: &str = "logicars-model";
+pub const VERSION: u32 = 1;
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelFile {
+    format: String,
+    version: u32,
+    config: ModelConfig,
+    perceive: Vec<PerceiveLayer>,
+    update: Vec<UpdateLayer>,
+}
+
+/// Wires shared by all kernels; logits `[kernel][gate][16]`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PerceiveLayer {
+    a: Vec<u32>,
+    b: Vec<u32>,
+    logits: Vec<Vec<Vec<f32>>>,
+}
+
+/// Logits `[gate][16]`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UpdateLayer {
+    a: Vec<u32>,
+    b: Vec<u32>,
+    logits: Vec<Vec<f32>>,
+}
+
+/// Writes `model` to `path` atomically (creating parent folders).
+pub fn save(model: &Model, path: &Path) -> Result<(), ModelFileError> {
+    let write_err = |source| ModelFileError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let json = serde_json::to_vec(&to_file(model)).map_err(|e| write_err(e.into()))?;
+    crate::io::atomic::write_atomically(path, &json).map_err(write_err)?;
+    Ok(())
+}
+
+/// Reads and validates a model file.
+pub fn load(path: &Path) -> Result<Model, ModelFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ModelFileError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    from_json(&text).map_err(|(json_path, message)| ModelFileError::Invalid {
+        file: path.to_path_buf(),
+        json_path,
+        message,
+    })
+}
+
+/// Parses and validates model JSON; errors are `(json path, message)`.
+pub fn from_json(text: &str) -> Result<Model, (String, String)> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let file: ModelFile = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        (
+            if path == "." {
+                "(top level)".into()
+            } else {
+                path
+            },
+            e.inner().to_string(),
+        )
+    })?;
+    from_file(file)
+}
+
+fn to_file(model: &Model) -> ModelFile {
+    let kernels = model.config.kernels;
+    let perceive = model
+        .perceive
+        .iter()
+        .map(|layer| PerceiveLayer {
+            a: layer.wires.a.clone(),
+            b: layer.wires.b.clone(),
+            logits: (0..kernels)
+                .map(|k| {
+                    let first = layer.first_gate + k * layer.width();
+                    model.logits[first..first + layer.width()]
+                        .iter()
+                        .map(|l| l.to_vec())
+                        .collect()
+                })
+                .collect(),
+        })
+        .collect();
+    let update = model
+        .update
+        .iter()
+        .map(|layer| UpdateLayer {
+            a: layer.wires.a.clone(),
+            b: layer.wires.b.clone(),
+            logits: model.logits[layer.first_gate..layer.first_gate + layer.width()]
+                .iter()
+                .map(|l| l.to_vec())
+                .collect(),
+        })
+        .collect();
+    ModelFile {
+        format: FORMAT.into(),
+        version: VERSION,
+        config: model.config.clone(),
+        perceive,
+        update,
+    }
+}
+
+type Invalid = (String, String);
+
+fn invalid(path: impl Into<String>, message: impl Into<String>) -> Invalid {
+    (path.into(), message.into())
+}
+
+fn from_file(file: ModelFile) -> Result<Model, Invalid> {
+    if file.format != FORMAT {
+        return Err(invalid(
+            "format",
+            format!("expected \"{FORMAT}\", found \"{}\"", file.format),
+        ));
+    }
+    if file.version != VERSION {
+        return Err(invalid(
+            "version",
+            format!(
+                "this build reads version {VERSION}, the file is version {}",
+                file.version
+            ),
+        ));
+    }
+    let config = file.config;
+    config
+        .validate()
+        .map_err(|e| invalid("config", e.to_string()))?;
+    check_len(
+        "perceive",
+        file.perceive.len(),
+        config.perception_layers.len(),
+    )?;
+    check_len("update", file.update.len(), config.update_layers.len())?;
+
+    let mut logits: Vec<[f32; NUM_OPS]> = Vec::with_capacity(config.gate_count());
+    let mut perceive = Vec::new();
+    let mut inputs = PATCH;
+    for (l, (layer, &width)) in file
+        .perceive
+        .iter()
+        .zip(&config.perception_layers)
+        .enumerate()
+    {
+        let at = format!("perceive[{l}]");
+        let wires = check_wires(&at, &layer.a, &layer.b, width, inputs)?;
+        check_len(&format!("{at}.logits"), layer.logits.len(), config.kernels)?;
+        let first_gate = logits.len();
+        for (k, kernel) in layer.logits.iter().enumerate() {
+            read_logits(&format!("{at}.logits[{k}]"), kernel, width, &mut logits)?;
+        }
+        perceive.push(Layer { wires, first_gate });
+        inputs = width;
+    }
+    let mut update = Vec::new();
+    let mut inputs = config.update_inputs();
+    for (l, (layer, &width)) in file.update.iter().zip(&config.update_layers).enumerate() {
+        let at = format!("update[{l}]");
+        let wires = check_wires(&at, &layer.a, &layer.b, width, inputs)?;
+        let first_gate = logits.len();
+        read_logits(&format!("{at}.logits"), &layer.logits, width, &mut logits)?;
+        update.push(Layer { wires, first_gate });
+        inputs = width;
+    }
+    Ok(Model {
+        config,
+        perceive,
+        update,
+        logits,
+    })
+}
+
+fn check_len(path: &str, found: usize, expected: usize) -> Result<(), Invalid> {
+    if found == expected {
+        Ok(())
+    } else {
+        Err(invalid(
+            path,
+            format!("expected {expected} entries (from config), found {found}"),
+        ))
+    }
+}
+
+fn check_wires(
+    at: &str,
+    a: &[u32],
+    b: &[u32],
+    width: usize,
+    inputs: usize,
+) -> Result<Wires, Invalid> {
+    check_len(&format!("{at}.a"), a.len(), width)?;
+    check_len(&format!("{at}.b"), b.len(), width)?;
+    for (name, wires) in [("a", a), ("b", b)] {
+        if let Some(i) = wires.iter().position(|&w| w as usize >= inputs) {
+            return Err(invalid(
+                format!("{at}.{name}[{i}]"),
+                format!(
+                    "wire {} is out of range: the layer has {inputs} inputs",
+                    wires[i]
+                ),
+            ));
+        }
+    }
+    Ok(Wires {
+        a: a.to_vec(),
+        b: b.to_vec(),
+    })
+}
+
+fn read_logits(
+    at: &str,
+    gates: &[Vec<f32>],
+    width: usize,
+    out: &mut Vec<[f32; NUM_OPS]>,
+) -> Result<(), Invalid> {
+    check_len(at, gates.len(), width)?;
+    for (g, values) in gates.iter().enumerate() {
+        let gate_at = format!("{at}[{g}]");
+        let row: [f32; NUM_OPS] = values.as_slice().try_into().map_err(|_| {
+            invalid(
+                &gate_at,
+                format!("expected {NUM_OPS} logits, found {}", values.len()),
+            )
+        })?;
+        if let Some(i) = row.iter().position(|v| !v.is_finite()) {
+            return Err(invalid(
+                format!("{gate_at}[{i}]"),
+                "logit is not a finite number",
+            ));
+        }
+        out.push(row);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::task::TaskKind;
+    use crate::tasks::preset;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn small_model() -> Model {
+        let (config, _) = preset(TaskKind::Checkerboard, true);
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let mut model = Model::new(config, &mut rng).unwrap();
+        for l in model.logits.iter_mut().flatten() {
+            *l = rng.gen_range(-3.0..3.0);
+        }
+        model
+    }
+
+    #[test]
+    fn json_round_trip_is_exact() {
+        let model = small_model();
+        let json = serde_json::to_string(&to_file(&model)).unwrap();
+        assert_eq!(from_json(&json).unwrap(), model);
+    }
+
+    fn error_of(edit: impl Fn(&mut serde_json::Value)) -> (String, String) {
+        let mut value = serde_json::to_value(to_file(&small_model())).unwrap();
+        edit(&mut value);
+        from_json(&value.to_string()).unwrap_err()
+    }
+
+    #[test]
+    fn problems_are_reported_with_their_json_path() {
+        let (path, msg) = error_of(|v| v["update"][2]["a"][5] = 9999.into());
+        assert_eq!(path, "update[2].a[5]");
+        assert!(msg.contains("out of range"), "{msg}");
+
+        let (path, _) = error_of(|v| v["perceive"][1]["logits"][3][0][7] = "x".into());
+        assert_eq!(path, "perceive[1].logits[3][0][7]");
+
+        let (path, msg) = error_of(|v| {
+            v["update"][0]["logits"][4].as_array_mut().unwrap().pop();
+        });
+        assert_eq!(path, "update[0].logits[4]");
+        assert!(msg.contains("16 logits"), "{msg}");
+
+        let (path, _) = error_of(|v| v["version"] = 7.into());
+        assert_eq!(path, "version");
+
+        let (path, msg) = error_of(|v| v["config"]["channels"] = 200.into());
+        assert_eq!(path, "config");
+        assert!(msg.contains("channels"), "{msg}");
+
+        let (path, _) = error_of(|v| {
+            v["perceive"].as_array_mut().unwrap().pop();
+        });
+        assert_eq!(path, "perceive");
+
+        let (path, msg) = error_of(|v| v["config"]["colour"] = 1.into());
+        assert_eq!(path, "config.colour");
+        assert!(msg.contains("unknown field"), "{msg}");
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        assert!(from_json("").is_err());
+        assert!(from_json("[1, 2]").is_err());
+        assert!(from_json("{\"format\": \"logicars-model\"}").is_err());
+    }
+
+    #[test]
+    fn save_is_atomic_and_loads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested/model.json");
+        let model = small_model();
+        save(&model, &path).unwrap();
+        assert_eq!(load(&path).unwrap(), model);
+        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
+    }
+}

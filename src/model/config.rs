@@ -1,0 +1,195 @@
+//! What a model is: everything needed to build and run it, saved in the model file.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ConfigError;
+use crate::model::pattern::PatternTarget;
+use crate::model::task::TaskKind;
+
+/// The most channels a cell may have.
+pub const MAX_CHANNELS: usize = 128;
+/// Patch positions a cell perceives (its 3x3 neighbourhood).
+pub const PATCH: usize = 9;
+
+/// The architecture and the automaton a model runs in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// The task the model was trained for; it defines the initial states and the target.
+    pub task: TaskKind,
+    /// Bits per cell.
+    pub channels: usize,
+    pub height: usize,
+    pub width: usize,
+    /// Wrap around at the border (else the outside reads 0).
+    pub periodic: bool,
+    /// Steps of one rollout.
+    pub steps: usize,
+    /// `None`: synchronous steps; `Some(p)`: each cell updates with probability p.
+    pub fire_rate: Option<f32>,
+    /// Perception kernels (each with its own logits, all sharing wires).
+    pub kernels: usize,
+    /// Gates per perception layer (the input is the 9 patch positions).
+    pub perception_layers: Vec<usize>,
+    /// Gates per update layer; the last must equal `channels`.
+    pub update_layers: Vec<usize>,
+    /// Channels that the loss and the accuracy compare with the target.
+    pub target_channels: Vec<usize>,
+    /// The image a `pattern` model grows (absent for other tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<PatternTarget>,
+}
+
+impl ModelConfig {
+    /// Outputs of the last perception layer (S in `docs/semantics.md`).
+    pub fn perception_outputs(&self) -> usize {
+        *self.perception_layers.last().unwrap_or(&PATCH)
+    }
+
+    /// Width of the update network's input: own channels, then every kernel output.
+    pub fn update_inputs(&self) -> usize {
+        self.channels + self.channels * self.perception_outputs() * self.kernels
+    }
+
+    /// Gates of the model (perception counted once per kernel).
+    pub fn gate_count(&self) -> usize {
+        self.kernels * self.perception_layers.iter().sum::<usize>()
+            + self.update_layers.iter().sum::<usize>()
+    }
+
+    /// Gates a cell evaluates per step (perception runs on every channel).
+    pub fn gates_per_cell_step(&self) -> usize {
+        self.channels * self.kernels * self.perception_layers.iter().sum::<usize>()
+            + self.update_layers.iter().sum::<usize>()
+    }
+
+    /// Checks everything that does not depend on wiring; wiring checks its own widths.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let channels = self.channels;
+        if channels == 0 || channels > MAX_CHANNELS {
+            return Err(ConfigError::Channels {
+                got: channels,
+                max: MAX_CHANNELS,
+            });
+        }
+        if self.height == 0 || self.width == 0 {
+            return Err(ConfigError::EmptyGrid {
+                height: self.height,
+                width: self.width,
+            });
+        }
+        if self.steps == 0 {
+            return Err(ConfigError::NoSteps);
+        }
+        if let Some(rate) = self.fire_rate {
+            if !(rate > 0.0 && rate <= 1.0) {
+                return Err(ConfigError::FireRate(rate));
+            }
+        }
+        if self.kernels == 0 {
+            return Err(ConfigError::NoKernels);
+        }
+        self.validate_layers()?;
+        if self.target_channels.is_empty() {
+            return Err(ConfigError::NoTargetChannel);
+        }
+        if let Some(&channel) = self.target_channels.iter().find(|&&c| c >= channels) {
+            return Err(ConfigError::TargetChannel { channel, channels });
+        }
+        self.validate_pattern()
+    }
+
+    fn validate_layers(&self) -> Result<(), ConfigError> {
+        match self.perception_layers.first() {
+            Some(8) => {}
+            Some(&w) => return Err(ConfigError::FirstPerceptionWidth(w)),
+            None => return Err(ConfigError::NoPerception),
+        }
+        if self.perception_layers.contains(&0) || self.update_layers.contains(&0) {
+            return Err(ConfigError::EmptyLayer);
+        }
+        match self.update_layers.last() {
+            Some(&last) if last == self.channels => Ok(()),
+            Some(&got) => Err(ConfigError::LastUpdateWidth {
+                channels: self.channels,
+                got,
+            }),
+            None => Err(ConfigError::NoUpdate),
+        }
+    }
+
+    fn validate_pattern(&self) -> Result<(), ConfigError> {
+        match (&self.pattern, self.task == TaskKind::Pattern) {
+            (None, true) => Err(ConfigError::MissingPattern),
+            (Some(_), false) => Err(ConfigError::UnexpectedPattern {
+                task: self.task.name(),
+            }),
+            (None, false) => Ok(()),
+            (Some(p), true) => {
+                p.validate()?;
+                if (p.height, p.width) != (self.height, self.width) {
+                    return Err(ConfigError::PatternSize {
+                        height: self.height,
+                        width: self.width,
+                        target_height: p.height,
+                        target_width: p.width,
+                    });
+                }
+                if self.target_channels.len() != p.channels() {
+                    return Err(ConfigError::PatternChannels {
+                        target: p.channels(),
+                        set: self.target_channels.len(),
+                    });
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// How one training run goes (not saved with the model).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainSettings {
+    pub epochs: usize,
+    pub batch: usize,
+    pub learning_rate: f32,
+    pub seed: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::task::TaskKind;
+    use crate::tasks::preset;
+
+    #[test]
+    fn reference_checkerboard_has_the_papers_gate_counts() {
+        let (config, _) = preset(TaskKind::Checkerboard, false);
+        assert_eq!(config.gate_count(), 3040);
+        assert_eq!(
+            config.kernels * config.perception_layers.iter().sum::<usize>(),
+            224
+        );
+        assert_eq!(config.update_layers.iter().sum::<usize>(), 2816);
+        assert_eq!(config.gates_per_cell_step(), 4608);
+        assert_eq!(config.update_inputs(), 264);
+    }
+
+    #[test]
+    fn invalid_configs_are_named() {
+        let (good, _) = preset(TaskKind::Checkerboard, true);
+        let check = |edit: fn(&mut ModelConfig), needle: &str| {
+            let mut c = good.clone();
+            edit(&mut c);
+            let err = c.validate().unwrap_err().to_string();
+            assert!(err.contains(needle), "{err} should mention {needle}");
+        };
+        check(|c| c.channels = 129, "channels");
+        check(|c| c.height = 0, "grid");
+        check(|c| c.steps = 0, "steps");
+        check(|c| c.fire_rate = Some(1.5), "fire rate");
+        check(|c| c.update_layers.push(3), "last update layer");
+        check(|c| c.target_channels = vec![99], "target channel");
+        check(|c| c.perception_layers[0] = 4, "8 gates");
+    }
+}

@@ -1,0 +1,304 @@
+//! The 16 two-input Boolean functions: the one source of truth for gate semantics.
+//!
+//! Everything else (soft coefficients, hard bitwise evaluation, the softmax Jacobian
+//! that maps coefficient gradients back to logits) derives from [`OPS`].
+
+/// Number of two-input Boolean functions, and of logits per gate.
+pub const NUM_OPS: usize = 16;
+
+/// Index of the pass-through `A` op; initial logits favour it.
+pub const PASS_A: usize = 3;
+/// Index of the pass-through `B` op.
+pub const PASS_B: usize = 5;
+/// The logit that [`initial_logits`] gives the pass-through op.
+pub const PASS_THROUGH_INIT: f32 = 10.0;
+
+/// One Boolean function of two bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Op {
+    pub name: &'static str,
+    /// Outputs for the inputs (a, b) = (0,0), (0,1), (1,0), (1,1).
+    pub truth: [bool; 4],
+}
+
+const fn op(name: &'static str, f00: u8, f01: u8, f10: u8, f11: u8) -> Op {
+    Op {
+        name,
+        truth: [f00 == 1, f01 == 1, f10 == 1, f11 == 1],
+    }
+}
+
+/// The ops in the order fixed by the model file format (`docs/semantics.md`).
+pub const OPS: [Op; NUM_OPS] = [
+    op("FALSE", 0, 0, 0, 0),
+    op("AND", 0, 0, 0, 1),
+    op("A_AND_NOT_B", 0, 0, 1, 0),
+    op("A", 0, 0, 1, 1),
+    op("NOT_A_AND_B", 0, 1, 0, 0),
+    op("B", 0, 1, 0, 1),
+    op("XOR", 0, 1, 1, 0),
+    op("OR", 0, 1, 1, 1),
+    op("NOR", 1, 0, 0, 0),
+    op("XNOR", 1, 0, 0, 1),
+    op("NOT_B", 1, 0, 1, 0),
+    op("A_OR_NOT_B", 1, 0, 1, 1),
+    op("NOT_A", 1, 1, 0, 0),
+    op("NOT_A_OR_B", 1, 1, 0, 1),
+    op("NAND", 1, 1, 1, 0),
+    op("TRUE", 1, 1, 1, 1),
+];
+
+impl Op {
+    /// Multilinear coefficients `[k0, k1, k2, k3]` with
+    /// `op(a, b) = k0 + k1*a + k2*b + k3*a*b`, exact at the four corners.
+    pub fn coefficients(&self) -> [f32; 4] {
+        let [f00, f01, f10, f11] = self.truth.map(|bit| if bit { 1.0f32 } else { 0.0 });
+        [f00, f10 - f00, f01 - f00, f11 - f10 - f01 + f00]
+    }
+
+    /// The op applied bitwise to 64 lanes at once.
+    #[inline]
+    pub fn eval_bits(&self, a: u64, b: u64) -> u64 {
+        let [f00, f01, f10, f11] = self.truth.map(|bit| if bit { u64::MAX } else { 0 });
+        (f00 & !a & !b) | (f01 & !a & b) | (f10 & a & !b) | (f11 & a & b)
+    }
+
+    /// Whether the output depends on input `a` (some `b` makes flipping `a` matter).
+    pub fn depends_on_a(&self) -> bool {
+        let [f00, f01, f10, f11] = self.truth;
+        f00 != f10 || f01 != f11
+    }
+
+    /// Whether the output depends on input `b`.
+    pub fn depends_on_b(&self) -> bool {
+        let [f00, f01, f10, f11] = self.truth;
+        f00 != f01 || f10 != f11
+    }
+
+    /// True for the ops that merely forward one input (the paper does not count them).
+    pub fn is_pass_through(index: usize) -> bool {
+        index == PASS_A || index == PASS_B
+    }
+}
+
+/// A soft gate's value: `c0 + c1*a + c2*b + c3*a*b`. Every kernel calls this.
+#[inline(always)]
+pub fn soft_gate(c: &[f32; 4], a: f32, b: f32) -> f32 {
+    c[0] + c[1] * a + c[2] * b + c[3] * (a * b)
+}
+
+/// Gradients of a soft gate's output `g`-weighted on its inputs `(da, db)`.
+#[inline(always)]
+pub fn soft_gate_input_grads(c: &[f32; 4], a: f32, b: f32, g: f32) -> (f32, f32) {
+    (g * (c[1] + c[3] * b), g * (c[2] + c[3] * a))
+}
+
+/// Gradient of a soft gate's output `g`-weighted on its coefficients.
+#[inline(always)]
+pub fn soft_gate_coef_grads(a: f32, b: f32, g: f32) -> [f32; 4] {
+    [g, g * a, g * b, g * (a * b)]
+}
+
+/// The table `K[i] = OPS[i].coefficients()`, computed once.
+pub fn coefficient_table() -> [[f32; 4]; NUM_OPS] {
+    std::array::from_fn(|i| OPS[i].coefficients())
+}
+
+/// Logits of a fresh gate: all zero except the pass-through `A`.
+pub fn initial_logits() -> [f32; NUM_OPS] {
+    let mut logits = [0.0; NUM_OPS];
+    logits[PASS_A] = PASS_THROUGH_INIT;
+    logits
+}
+
+/// Numerically stable softmax over the 16 logits.
+pub fn softmax(logits: &[f32; NUM_OPS]) -> [f32; NUM_OPS] {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let exps = logits.map(|l| (l - max).exp());
+    let sum: f32 = exps.iter().sum();
+    exps.map(|e| e / sum)
+}
+
+/// The soft gate's coefficients `c = sum_i p_i K[i]` for probabilities `p`.
+pub fn soft_coefficients(probs: &[f32; NUM_OPS], table: &[[f32; 4]; NUM_OPS]) -> [f32; 4] {
+    let mut c = [0.0f32; 4];
+    for (p, k) in probs.iter().zip(table) {
+        for j in 0..4 {
+            c[j] += p * k[j];
+        }
+    }
+    c
+}
+
+/// Maps a gradient on the four coefficients back to the 16 logits through
+/// `c = K^T softmax(logits)`: `dl_i = p_i (dp_i - sum_k p_k dp_k)` with `dp = K dc`.
+pub fn logit_gradient(
+    probs: &[f32; NUM_OPS],
+    coef_grad: &[f32; 4],
+    table: &[[f32; 4]; NUM_OPS],
+) -> [f32; NUM_OPS] {
+    let dp: [f32; NUM_OPS] =
+        std::array::from_fn(|i| (0..4).map(|j| table[i][j] * coef_grad[j]).sum::<f32>());
+    let mean: f32 = probs.iter().zip(&dp).map(|(p, d)| p * d).sum();
+    std::array::from_fn(|i| probs[i] * (dp[i] - mean))
+}
+
+/// The hard op of a gate: `argmax(logits)`, the first index on ties.
+pub fn hard_op(logits: &[f32; NUM_OPS]) -> usize {
+    let mut best = 0;
+    for (i, &l) in logits.iter().enumerate() {
+        if l > logits[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The soft formulas exactly as `docs/semantics.md` writes them, typed in independently.
+    fn reference_soft(i: usize, a: f32, b: f32) -> f32 {
+        match i {
+            0 => 0.0,
+            1 => a * b,
+            2 => a - a * b,
+            3 => a,
+            4 => b - a * b,
+            5 => b,
+            6 => a + b - 2.0 * a * b,
+            7 => a + b - a * b,
+            8 => 1.0 - (a + b - a * b),
+            9 => 1.0 - (a + b - 2.0 * a * b),
+            10 => 1.0 - b,
+            11 => 1.0 - b + a * b,
+            12 => 1.0 - a,
+            13 => 1.0 - a + a * b,
+            14 => 1.0 - a * b,
+            15 => 1.0,
+            _ => unreachable!(),
+        }
+    }
+
+    fn bit_word(bit: bool) -> u64 {
+        if bit {
+            u64::MAX
+        } else {
+            0
+        }
+    }
+
+    #[test]
+    fn table_matches_bitwise_truth_tables() {
+        // Rust's own bit operators are the independent oracle.
+        let oracle: [fn(bool, bool) -> bool; NUM_OPS] = [
+            |_, _| false,
+            |a, b| a & b,
+            |a, b| a & !b,
+            |a, _| a,
+            |a, b| !a & b,
+            |_, b| b,
+            |a, b| a ^ b,
+            |a, b| a | b,
+            |a, b| !(a | b),
+            |a, b| !(a ^ b),
+            |_, b| !b,
+            |a, b| a | !b,
+            |a, _| !a,
+            |a, b| !a | b,
+            |a, b| !(a & b),
+            |_, _| true,
+        ];
+        for (i, op) in OPS.iter().enumerate() {
+            for (a, b) in [(false, false), (false, true), (true, false), (true, true)] {
+                let want = oracle[i](a, b);
+                let [k0, k1, k2, k3] = op.coefficients();
+                let (x, y) = (a as u8 as f32, b as u8 as f32);
+                assert_eq!(
+                    k0 + k1 * x + k2 * y + k3 * x * y,
+                    want as u8 as f32,
+                    "{}",
+                    op.name
+                );
+                assert_eq!(
+                    op.eval_bits(bit_word(a), bit_word(b)),
+                    bit_word(want),
+                    "{}",
+                    op.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn coefficients_match_reference_soft_values_inside_the_square() {
+        for (i, op) in OPS.iter().enumerate() {
+            let [k0, k1, k2, k3] = op.coefficients();
+            for (a, b) in [(0.25, 0.5), (0.9, 0.1), (0.3, 0.7)] {
+                let got = k0 + k1 * a + k2 * b + k3 * a * b;
+                assert!((got - reference_soft(i, a, b)).abs() < 1e-6, "{}", op.name);
+            }
+        }
+    }
+
+    #[test]
+    fn dependencies_by_hand() {
+        let deps = |i: usize| (OPS[i].depends_on_a(), OPS[i].depends_on_b());
+        assert_eq!(deps(0), (false, false)); // FALSE
+        assert_eq!(deps(15), (false, false)); // TRUE
+        assert_eq!(deps(3), (true, false)); // A
+        assert_eq!(deps(12), (true, false)); // NOT A
+        assert_eq!(deps(10), (false, true)); // NOT B
+        assert_eq!(deps(6), (true, true)); // XOR
+    }
+
+    #[test]
+    fn bitwise_eval_works_lane_by_lane() {
+        let a = 0b1100u64;
+        let b = 0b1010u64;
+        assert_eq!(OPS[6].eval_bits(a, b) & 0b1111, 0b0110); // XOR
+        assert_eq!(OPS[1].eval_bits(a, b) & 0b1111, 0b1000); // AND
+        assert_eq!(OPS[13].eval_bits(a, b) & 0b1111, 0b1011); // NOT A OR B
+    }
+
+    #[test]
+    fn initial_gate_is_almost_pass_through_a() {
+        let probs = softmax(&initial_logits());
+        let c = soft_coefficients(&probs, &coefficient_table());
+        // p_A = e^10 / (e^10 + 15); the rest share what is left.
+        let p_a = 10f32.exp() / (10f32.exp() + 15.0);
+        assert!((probs[PASS_A] - p_a).abs() < 1e-6);
+        assert!((c[1] - p_a).abs() > 0.0 && c[1] > 0.999);
+        assert_eq!(hard_op(&initial_logits()), PASS_A);
+    }
+
+    #[test]
+    fn hard_op_takes_first_index_on_ties() {
+        let mut logits = [0.0; NUM_OPS];
+        logits[4] = 2.0;
+        logits[9] = 2.0;
+        assert_eq!(hard_op(&logits), 4);
+        assert_eq!(hard_op(&[0.0; NUM_OPS]), 0);
+    }
+
+    #[test]
+    fn logit_gradient_matches_finite_differences() {
+        let table = coefficient_table();
+        let logits: [f32; NUM_OPS] = std::array::from_fn(|i| (i as f32 * 0.37).sin());
+        let dc = [0.3f32, -1.2, 0.7, 2.0];
+        let objective = |l: &[f32; NUM_OPS]| -> f64 {
+            let c = soft_coefficients(&softmax(l), &table);
+            (0..4).map(|j| (c[j] * dc[j]) as f64).sum()
+        };
+        let analytic = logit_gradient(&softmax(&logits), &dc, &table);
+        for i in 0..NUM_OPS {
+            let h = 1e-2;
+            let (mut up, mut down) = (logits, logits);
+            up[i] += h;
+            down[i] -= h;
+            let numeric = (objective(&up) - objective(&down)) / (2.0 * h as f64);
+            assert!((analytic[i] as f64 - numeric).abs() < 2e-3, "logit {i}");
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! What a model is: the 16 gate ops, wiring, the configuration, the network of layers and
+//! its compiled per-cell circuit.
+
+pub mod circuit;
+pub mod config;
+pub mod gates;
+pub mod network;
+pub mod pattern;
+pub mod task;
+pub mod wiring;

@@ -1,0 +1,205 @@
+//! The experiments of the paper: what each task starts from (initial states), what it
+//! should reach (targets), and its preset hyperparameters. See `docs/semantics.md`.
+
+mod life;
+mod presets;
+
+pub use life::life_generation;
+pub use presets::{pattern, preset};
+
+use rand::Rng;
+
+use crate::automaton::grid::Grids;
+use crate::model::config::ModelConfig;
+use crate::model::task::TaskKind;
+
+/// Initial states of one training batch.
+pub fn training_init(config: &ModelConfig, batch: usize, rng: &mut impl Rng) -> Grids {
+    let (h, w, c) = (config.height, config.width, config.channels);
+    match config.task {
+        TaskKind::Checkerboard | TaskKind::CheckerboardAsync => {
+            Grids::random_bits(batch, h, w, c, rng)
+        }
+        TaskKind::Gol => {
+            let mut grids = Grids::zeros(batch, h, w, c);
+            for b in 0..batch {
+                let board: u32 = rng.gen_range(0..512);
+                for cell in 0..(h * w).min(9) {
+                    let bit = (board >> cell) & 1;
+                    grids.set(b, cell / w, cell % w, 0, bit as f32);
+                }
+            }
+            grids
+        }
+        TaskKind::Pattern => seeded_centre(batch, h, w, c),
+    }
+}
+
+/// Initial grids of any size for evaluation and pictures: random bits, except that a
+/// pattern grows from its seeded centre cell.
+pub fn eval_init(
+    task: TaskKind,
+    batch: usize,
+    height: usize,
+    width: usize,
+    channels: usize,
+    rng: &mut impl Rng,
+) -> Grids {
+    match task {
+        TaskKind::Pattern => seeded_centre(batch, height, width, channels),
+        _ => Grids::random_bits(batch, height, width, channels, rng),
+    }
+}
+
+/// What the target channels should hold after `steps` steps from `init`.
+pub fn target(config: &ModelConfig, init: &Grids, steps: usize) -> Grids {
+    let targets = config.target_channels.len();
+    let mut out = Grids::zeros(init.batch, init.height, init.width, targets);
+    match config.task {
+        TaskKind::Checkerboard | TaskKind::CheckerboardAsync => {
+            for b in 0..init.batch {
+                for row in 0..init.height {
+                    for col in 0..init.width {
+                        let v = ((row / 2 + col / 2) % 2) as f32;
+                        for t in 0..targets {
+                            out.set(b, row, col, t, v);
+                        }
+                    }
+                }
+            }
+        }
+        TaskKind::Pattern => pattern_target(config, &mut out),
+        TaskKind::Gol => {
+            let mut board = init.clone();
+            for _ in 0..steps {
+                board = life_generation(&board, config.periodic);
+            }
+            for b in 0..init.batch {
+                for row in 0..init.height {
+                    for col in 0..init.width {
+                        for (t, &channel) in config.target_channels.iter().enumerate() {
+                            out.set(b, row, col, t, board.get(b, row, col, channel));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The pattern's image centred in the grid (cropped if the grid is smaller).
+fn pattern_target(config: &ModelConfig, out: &mut Grids) {
+    let p = config
+        .pattern
+        .as_ref()
+        .expect("validated: pattern models carry their target");
+    let (dr, dc) = (
+        out.height as isize / 2 - p.height as isize / 2,
+        out.width as isize / 2 - p.width as isize / 2,
+    );
+    for b in 0..out.batch {
+        for row in 0..p.height {
+            for col in 0..p.width {
+                let (r, c) = (row as isize + dr, col as isize + dc);
+                if r < 0 || c < 0 || r >= out.height as isize || c >= out.width as isize {
+                    continue;
+                }
+                for t in 0..out.channels {
+                    let bit = p.bit(row, col, t) as u8 as f32;
+                    out.set(b, r as usize, c as usize, t, bit);
+                }
+            }
+        }
+    }
+}
+
+/// Empty grids with the centre cell's channels all 1: where a pattern grows from.
+pub fn seeded_centre(batch: usize, height: usize, width: usize, channels: usize) -> Grids {
+    let mut grids = Grids::zeros(batch, height, width, channels);
+    for b in 0..batch {
+        for c in 0..channels {
+            grids.set(b, height / 2, width / 2, c, 1.0);
+        }
+    }
+    grids
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn checkerboard_target_has_two_by_two_squares() {
+        let (config, _) = preset(TaskKind::Checkerboard, false);
+        let init = Grids::zeros(1, 4, 4, 8);
+        let t = task_target(&config, &init);
+        let rows: Vec<Vec<f32>> = (0..4)
+            .map(|r| (0..4).map(|c| t.get(0, r, c, 0)).collect())
+            .collect();
+        assert_eq!(rows[0], [0.0, 0.0, 1.0, 1.0]);
+        assert_eq!(rows[1], [0.0, 0.0, 1.0, 1.0]);
+        assert_eq!(rows[2], [1.0, 1.0, 0.0, 0.0]);
+    }
+
+    fn task_target(config: &ModelConfig, init: &Grids) -> Grids {
+        target(config, init, config.steps)
+    }
+
+    #[test]
+    fn life_blinker_turns_on_a_torus_free_grid() {
+        let mut g = Grids::zeros(1, 5, 5, 1);
+        for c in 1..4 {
+            g.set(0, 2, c, 0, 1.0);
+        }
+        let next = life_generation(&g, false);
+        let live: Vec<(usize, usize)> = (0..5)
+            .flat_map(|r| (0..5).map(move |c| (r, c)))
+            .filter(|&(r, c)| next.get(0, r, c, 0) == 1.0)
+            .collect();
+        assert_eq!(live, vec![(1, 2), (2, 2), (3, 2)]);
+    }
+
+    #[test]
+    fn life_on_a_3x3_torus_sees_the_whole_board() {
+        // Three live cells in a row: on a 3x3 torus every cell has all others as neighbours,
+        // so every live cell has 2 neighbours (survives) and every dead one has 3 (is born).
+        let mut g = Grids::zeros(1, 3, 3, 1);
+        for c in 0..3 {
+            g.set(0, 0, c, 0, 1.0);
+        }
+        let next = life_generation(&g, true);
+        assert!(next.values.iter().all(|&v| v == 1.0));
+    }
+
+    #[test]
+    fn every_preset_builds_a_model() {
+        for kind in [
+            TaskKind::Checkerboard,
+            TaskKind::CheckerboardAsync,
+            TaskKind::Gol,
+            TaskKind::Pattern,
+        ] {
+            for small in [false, true] {
+                let (config, settings) = preset(kind, small);
+                assert_eq!(config.task, kind);
+                assert!(settings.epochs > 0 && settings.batch > 0);
+                crate::model::network::Model::new(config, &mut ChaCha8Rng::seed_from_u64(0))
+                    .unwrap_or_else(|e| panic!("{kind:?} small={small}: {e}"));
+            }
+        }
+    }
+
+    #[test]
+    fn gol_training_boards_encode_nine_bits() {
+        let (config, _) = preset(TaskKind::Gol, false);
+        let init = training_init(&config, 50, &mut ChaCha8Rng::seed_from_u64(2));
+        assert_eq!(
+            (init.batch, init.height, init.width, init.channels),
+            (50, 3, 3, 1)
+        );
+        assert!(init.values.iter().all(|&v| v == 0.0 || v == 1.0));
+        assert!(init.values.contains(&1.0) && init.values.contains(&0.0));
+    }
+}

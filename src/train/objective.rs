@@ -1,0 +1,157 @@
+//! The one computation that training, evaluation and the gradient checks share: run the
+//! soft and the hard rollout of a batch, score both against the target, and (when asked)
+//! backpropagate the soft loss to every logit.
+
+use crate::automaton::geometry::Geometry;
+use crate::automaton::grid::Grids;
+use crate::automaton::hard::HardRollout;
+use crate::automaton::masks::FireMasks;
+use crate::automaton::soft::{ActivationMemory, SoftRollout};
+use crate::kernels::parameters::{hard_truth, SoftParams};
+use crate::kernels::soft::TILE;
+use crate::model::circuit::Circuit;
+use crate::model::gates::NUM_OPS;
+use crate::model::network::Model;
+use crate::tasks;
+use crate::train::loss::{hard_errors, soft_loss};
+
+/// How well a model does on one batch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Metrics {
+    /// Sum of squared errors of the target channels at the last step, soft gates.
+    pub soft_loss: f64,
+    /// Wrong target bits at the last step, hard gates.
+    pub hard_loss: f64,
+    /// Share of target bits the hard rollout gets right.
+    pub accuracy: f64,
+}
+
+/// Whether [`Objective::run`] also computes the gradient of the soft loss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gradient {
+    Skip,
+    Compute,
+}
+
+/// The rollouts of one batch shape and every buffer they reuse, so that running the
+/// objective again (once per epoch) allocates nothing but the hard op table.
+pub struct Objective {
+    circuit: Circuit,
+    params: SoftParams,
+    soft: SoftRollout,
+    hard: HardRollout,
+    steps: usize,
+    final_grads: Vec<f32>,
+    coef_grads: Vec<[f64; 4]>,
+    logit_grads: Vec<[f32; NUM_OPS]>,
+}
+
+impl Objective {
+    /// Buffers for `model` on batches of `batch` grids of `height x width`, rolled out
+    /// for `steps` steps.
+    pub fn new(
+        model: &Model,
+        batch: usize,
+        (height, width): (usize, usize),
+        steps: usize,
+        memory: ActivationMemory,
+    ) -> Self {
+        let periodic = model.config.periodic;
+        let circuit = Circuit::compile(model);
+        let geometry = Geometry::new(batch, height, width, periodic, TILE);
+        let gates = model.gate_count();
+        let soft = SoftRollout::new(geometry, &circuit, steps, gates, memory);
+        let hard = HardRollout::new(batch, height, width, periodic, &circuit);
+        Objective {
+            params: SoftParams::new(gates),
+            final_grads: vec![0.0; soft.final_state().len()],
+            coef_grads: vec![[0.0; 4]; gates],
+            logit_grads: vec![[0.0; NUM_OPS]; gates],
+            soft,
+            hard,
+            steps,
+            circuit,
+        }
+    }
+
+    /// Lanes (cells x batch) of one rollout: what async fire masks are drawn for.
+    pub fn lanes(&self) -> usize {
+        self.soft.geometry().lanes
+    }
+
+    /// Scores `logits` on one batch. With [`Gradient::Compute`] and a finite soft loss,
+    /// [`Objective::logit_grads`] then holds the soft loss's gradient on every logit.
+    pub fn run(
+        &mut self,
+        model: &Model,
+        init: &Grids,
+        target: &Grids,
+        masks: Option<&FireMasks>,
+        gradient: Gradient,
+    ) -> Metrics {
+        let config = &model.config;
+        self.params.update(&model.logits);
+        self.soft.set_initial(init);
+        self.soft.forward(&self.circuit, &self.params.coefs, masks);
+        let soft_loss = soft_loss(
+            self.soft.final_state(),
+            config.channels,
+            &config.target_channels,
+            target,
+            &mut self.final_grads,
+        );
+
+        self.hard.set_state(init);
+        let truth = hard_truth(&model.logits);
+        self.hard.run(&self.circuit, &truth, masks, self.steps);
+        let (wrong, accuracy) = hard_errors(&self.hard, &config.target_channels, target);
+
+        if gradient == Gradient::Compute && soft_loss.is_finite() {
+            self.coef_grads.fill([0.0; 4]);
+            self.soft.backward(
+                &self.circuit,
+                &self.params.coefs,
+                &self.final_grads,
+                masks,
+                &mut self.coef_grads,
+            );
+            self.params
+                .logit_grads(&self.coef_grads, &mut self.logit_grads);
+        }
+        Metrics {
+            soft_loss,
+            hard_loss: wrong as f64,
+            accuracy,
+        }
+    }
+
+    /// The gradient of the last [`Gradient::Compute`] run.
+    pub fn logit_grads(&self) -> &[[f32; NUM_OPS]] {
+        &self.logit_grads
+    }
+}
+
+/// Soft and hard rollouts of `steps` steps from `init` (any grid size), scored against
+/// the target the model's task defines. Async models use `masks` for both rollouts.
+pub fn evaluate(model: &Model, init: &Grids, steps: usize, masks: Option<&FireMasks>) -> Metrics {
+    let target = tasks::target(&model.config, init, steps);
+    let shape = (init.height, init.width);
+    let mut objective =
+        Objective::new(model, init.batch, shape, steps, ActivationMemory::Recompute);
+    objective.run(model, init, &target, masks, Gradient::Skip)
+}
+
+/// Soft loss of one rollout and its gradient on every logit: the whole training
+/// computation for one batch, without the optimizer. Used by gradient checks.
+pub fn loss_and_gradient(
+    model: &Model,
+    init: &Grids,
+    target: &Grids,
+    masks: Option<&FireMasks>,
+    memory: ActivationMemory,
+) -> (f64, Vec<[f32; NUM_OPS]>) {
+    let shape = (init.height, init.width);
+    let mut objective = Objective::new(model, init.batch, shape, model.config.steps, memory);
+    let metrics = objective.run(model, init, target, masks, Gradient::Compute);
+    (metrics.soft_loss, objective.logit_grads().to_vec())
+}

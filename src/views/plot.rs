@@ -1,0 +1,164 @@
+//! SVG charts: the training loss curve and gate histograms.
+
+use plotters::prelude::*;
+
+use crate::error::PlotError;
+
+use crate::train::EpochMetrics;
+
+/// Losses of 0 are drawn at this floor, since a log scale has no zero.
+pub const LOG_FLOOR: f64 = 1e-3;
+
+type PlotResult = Result<(), Box<dyn std::error::Error>>;
+
+/// Soft and hard loss per epoch on a log scale.
+pub fn loss_svg(metrics: &[EpochMetrics], title: &str) -> Result<String, PlotError> {
+    let mut svg = String::new();
+    draw_loss(&mut svg, metrics, title).map_err(|e| PlotError {
+        what: "the loss plot",
+        message: e.to_string(),
+    })?;
+    Ok(svg)
+}
+
+fn draw_loss(svg: &mut String, metrics: &[EpochMetrics], title: &str) -> PlotResult {
+    let root = SVGBackend::with_string(svg, (800, 450)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let epochs = metrics.last().map_or(1, |m| m.epoch) as f64;
+    let floor = |v: f64| v.max(LOG_FLOOR);
+    let top = metrics
+        .iter()
+        .map(|m| m.metrics.soft_loss.max(m.metrics.hard_loss))
+        .fold(1.0, f64::max)
+        * 2.0;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..epochs, (LOG_FLOOR..top).log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("epoch")
+        .y_desc(format!("loss (0 drawn at {LOG_FLOOR})"))
+        .draw()?;
+    chart
+        .draw_series(LineSeries::new(
+            metrics
+                .iter()
+                .map(|m| (m.epoch as f64, floor(m.metrics.soft_loss))),
+            &BLUE,
+        ))?
+        .label("soft loss")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE));
+    chart
+        .draw_series(LineSeries::new(
+            metrics
+                .iter()
+                .map(|m| (m.epoch as f64, floor(m.metrics.hard_loss))),
+            &RED,
+        ))?
+        .label("hard loss")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+/// A horizontal bar per label, longest first (the notebook's gate histogram).
+pub fn histogram_svg(counts: &[(String, usize)], title: &str) -> Result<String, PlotError> {
+    let mut svg = String::new();
+    draw_histogram(&mut svg, counts, title).map_err(|e| PlotError {
+        what: "the histogram",
+        message: e.to_string(),
+    })?;
+    Ok(svg)
+}
+
+fn draw_histogram(svg: &mut String, counts: &[(String, usize)], title: &str) -> PlotResult {
+    let mut sorted: Vec<&(String, usize)> = counts.iter().collect();
+    sorted.sort_by_key(|(_, n)| *n);
+    let height = 120 + 28 * sorted.len() as u32;
+    let root = SVGBackend::with_string(svg, (800, height)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let max = sorted.iter().map(|(_, n)| *n).max().unwrap_or(1).max(1);
+    let labels: Vec<String> = sorted.iter().map(|(l, _)| l.clone()).collect();
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(130)
+        .build_cartesian_2d(
+            0usize..max + max / 10 + 1,
+            (0..sorted.len()).into_segmented(),
+        )?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .x_desc("gates")
+        .y_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .y_labels(sorted.len())
+        .draw()?;
+    chart.draw_series(sorted.iter().enumerate().map(|(i, (_, n))| {
+        let mut bar = Rectangle::new(
+            [
+                (0, SegmentValue::Exact(i)),
+                (*n, SegmentValue::Exact(i + 1)),
+            ],
+            RGBColor(46, 134, 193).mix(0.8).filled(),
+        );
+        bar.set_margin(4, 4, 0, 0);
+        bar
+    }))?;
+    root.present()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::train::Metrics;
+
+    fn metrics() -> Vec<EpochMetrics> {
+        (1..=50)
+            .map(|e| EpochMetrics {
+                epoch: e,
+                metrics: Metrics {
+                    soft_loss: 100.0 / e as f64,
+                    hard_loss: if e > 40 { 0.0 } else { 60.0 - e as f64 },
+                    accuracy: 0.9,
+                },
+            })
+            .collect()
+    }
+
+    #[test]
+    fn loss_plot_is_an_svg_with_both_curves() {
+        let svg = loss_svg(&metrics(), "test run").unwrap();
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        assert!(svg.contains("soft loss") && svg.contains("hard loss") && svg.contains("test run"));
+        assert!(svg.matches("<polyline").count() >= 2, "two curves");
+    }
+
+    #[test]
+    fn histogram_has_a_bar_per_label() {
+        let counts = vec![
+            ("AND".to_string(), 5),
+            ("XOR".to_string(), 9),
+            ("NOT_A".to_string(), 1),
+        ];
+        let svg = histogram_svg(&counts, "gates").unwrap();
+        assert!(svg.contains("XOR") && svg.contains("NOT_A"));
+        assert!(
+            svg.matches("<rect").count() > 3,
+            "background plus three bars"
+        );
+    }
+}
