@@ -13,7 +13,7 @@ use logicars::model::network::Model;
 use logicars::model::task::TaskKind;
 use logicars::tasks::preset;
 use logicars::train::Trainer;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 fn pool(threads: usize) -> rayon::ThreadPool {
@@ -92,16 +92,16 @@ fn layer(c: &mut Criterion) {
     let input_rows = 264;
     let gates: Vec<GateRef> = (0..256u32)
         .map(|g| GateRef {
-            a: rng.gen_range(0..input_rows as u32),
-            b: rng.gen_range(0..input_rows as u32),
+            a: rng.random_range(0..input_rows as u32),
+            b: rng.random_range(0..input_rows as u32),
             param: g,
         })
         .collect();
     let coefs: Vec<[f32; 4]> = (0..256)
-        .map(|_| std::array::from_fn(|_| rng.gen_range(-1.0..1.0)))
+        .map(|_| std::array::from_fn(|_| rng.random_range(-1.0..1.0)))
         .collect();
     let rows = input_rows + gates.len();
-    let mut acts: Vec<f32> = (0..rows * TILE).map(|_| rng.gen()).collect();
+    let mut acts: Vec<f32> = (0..rows * TILE).map(|_| rng.random()).collect();
     let mut group = c.benchmark_group("layer");
     group.bench_function("forward/256-gates-x64-lanes", |b| {
         b.iter(|| soft::forward(&gates, &coefs, input_rows, &mut acts))

@@ -35,7 +35,7 @@ if [ "$bolt" = 1 ]; then
 elif [ "$pgo" = 1 ]; then
   if [ "$native" = 1 ]; then exec cargo xtask pgo --native; else exec cargo xtask pgo; fi
 elif [ "$native" = 1 ]; then
-  RUSTFLAGS="-C target-cpu=native" exec cargo build --profile release-max --target-dir target/native
+  RUSTFLAGS="-C target-cpu=native" exec cargo build -p logicars-cli --profile release-max --target-dir target/native
 else
-  exec cargo build --profile release-max
+  exec cargo build -p logicars-cli --profile release-max
 fi

@@ -7,7 +7,7 @@ use logicars::model::config::ModelConfig;
 use logicars::model::network::Model;
 use logicars::model::task::TaskKind;
 use logicars::train::loss_and_gradient;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// A tiny model on 2 x 6 x 7 = 84 lanes (two tiles, so the cross-tile scatter is
@@ -35,17 +35,17 @@ fn tiny_case(config: ModelConfig, seed: u64) -> (Model, Grids, Grids) {
     let mut model = Model::new(config, &mut rng).unwrap();
     for logits in &mut model.logits {
         for l in logits.iter_mut() {
-            *l = rng.gen_range(-1.5..1.5);
+            *l = rng.random_range(-1.5..1.5);
         }
     }
     let c = &model.config;
     let mut init = Grids::zeros(2, c.height, c.width, c.channels);
     for v in &mut init.values {
-        *v = rng.gen();
+        *v = rng.random();
     }
     let mut target = Grids::zeros(2, c.height, c.width, c.target_channels.len());
     for v in &mut target.values {
-        *v = rng.gen_range(0..2) as f32;
+        *v = rng.random_range(0..2) as f32;
     }
     (model, init, target)
 }

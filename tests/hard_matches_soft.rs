@@ -11,7 +11,7 @@ use logicars::model::circuit::Circuit;
 use logicars::model::config::ModelConfig;
 use logicars::model::network::Model;
 use logicars::model::task::TaskKind;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 fn run(periodic: bool, fire_rate: Option<f32>, seed: u64) {
@@ -33,7 +33,7 @@ fn run(periodic: bool, fire_rate: Option<f32>, seed: u64) {
     let mut model = Model::new(config.clone(), &mut rng).unwrap();
     for logits in &mut model.logits {
         *logits = [0.0; 16];
-        logits[rng.gen_range(1..15)] = 200.0; // exp(-200) is 0 in f32: an exact one-hot, never a constant op
+        logits[rng.random_range(1..15)] = 200.0; // exp(-200) is 0 in f32: an exact one-hot, never a constant op
     }
     let batch = 3;
     let init = Grids::random_bits(batch, 9, 11, 3, &mut rng);

@@ -10,7 +10,7 @@ use logicars::model::task::TaskKind;
 use logicars::tasks::preset;
 use logicars::views::netlist::{model_hard_step, Netlist};
 use logicars::views::netlist_export::from_json;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// A small model with random hard ops (a third pass-through), saved to `dir`.
@@ -20,10 +20,10 @@ fn saved_model(dir: &std::path::Path) -> (Model, std::path::PathBuf) {
     let mut model = Model::new(config, &mut rng).unwrap();
     for logits in &mut model.logits {
         *logits = [0.0; 16];
-        let op = if rng.gen_bool(0.33) {
+        let op = if rng.random_bool(0.33) {
             3
         } else {
-            rng.gen_range(0..16)
+            rng.random_range(0..16)
         };
         logits[op] = 2.0;
     }
@@ -46,7 +46,7 @@ fn export(model: &std::path::Path, format: &str, out: &std::path::Path) {
 fn random_patches(inputs: usize, n: usize) -> Vec<Vec<bool>> {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     (0..n)
-        .map(|_| (0..inputs).map(|_| rng.gen()).collect())
+        .map(|_| (0..inputs).map(|_| rng.random()).collect())
         .collect()
 }
 

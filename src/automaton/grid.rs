@@ -1,6 +1,6 @@
 //! A batch of grids in the layout users see: `[batch][row][col][channel]`.
 
-use rand::Rng;
+use rand::{Rng, RngExt};
 
 /// Cell states of a batch of grids, row-major, channels innermost.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,7 +33,7 @@ impl Grids {
     ) -> Self {
         let mut grids = Self::zeros(batch, height, width, channels);
         for v in &mut grids.values {
-            *v = if rng.gen::<bool>() { 1.0 } else { 0.0 };
+            *v = if rng.random::<bool>() { 1.0 } else { 0.0 };
         }
         grids
     }

@@ -1,6 +1,6 @@
 //! Which cells fire at each asynchronous step.
 
-use rand::Rng;
+use rand::{Rng, RngExt};
 
 /// `fires[t * lanes + lane]`: does the cell of `lane` take its new state at step `t`.
 /// One draw per cell (shared by its channels); soft and hard rollouts of one epoch share it.
@@ -13,7 +13,7 @@ pub struct FireMasks {
 impl FireMasks {
     pub fn draw(steps: usize, lanes: usize, fire_rate: f32, rng: &mut impl Rng) -> Self {
         let fires = (0..steps * lanes)
-            .map(|_| rng.gen::<f32>() < fire_rate)
+            .map(|_| rng.random::<f32>() < fire_rate)
             .collect();
         FireMasks { lanes, fires }
     }

@@ -221,15 +221,7 @@ impl SoftRollout {
                         }
                         ActivationMemory::Store => &self.stored_acts[t * tiles + tile],
                     };
-                    grads.fill(0.0);
-                    for c in 0..channels {
-                        let seed = &mut grads[circuit.output_row(c) * TILE..][..TILE];
-                        let from = &next_grads[tile * channels * TILE + c * TILE..][..TILE];
-                        for i in 0..TILE {
-                            let fires = masks.is_none_or(|m| m.fires(t, tile * TILE + i));
-                            seed[i] = if fires { from[i] } else { 0.0 };
-                        }
-                    }
+                    seed_output_grads(circuit, tile, t, masks, next_grads, grads);
                     kernel::backward(
                         &circuit.gates,
                         coefs,
@@ -245,6 +237,7 @@ impl SoftRollout {
                 std::mem::swap(&mut self.state_grads, &mut self.next_state_grads);
             }
         }
+        // Tile order, whatever the thread count: the sum is the same on any machine.
         for tile_grads in &tile_coef_grads {
             for (total, g) in coef_grads.iter_mut().zip(tile_grads) {
                 for k in 0..4 {
@@ -312,6 +305,28 @@ fn write_outputs(
         for i in 0..TILE {
             let fires = masks.is_none_or(|m| m.fires(step, tile * TILE + i));
             new[i] = if fires { out[i] } else { old[i] };
+        }
+    }
+}
+
+/// Clears a tile's gradient rows and seeds its output rows with the gradient of the next
+/// state; a cell that did not fire at step `t` passes no gradient through its gates.
+fn seed_output_grads(
+    circuit: &Circuit,
+    tile: usize,
+    t: usize,
+    masks: Option<&FireMasks>,
+    next_grads: &[f32],
+    grads: &mut [f32],
+) {
+    let channels = circuit.channels;
+    grads.fill(0.0);
+    for c in 0..channels {
+        let seed = &mut grads[circuit.output_row(c) * TILE..][..TILE];
+        let from = &next_grads[tile * channels * TILE + c * TILE..][..TILE];
+        for i in 0..TILE {
+            let fires = masks.is_none_or(|m| m.fires(t, tile * TILE + i));
+            seed[i] = if fires { from[i] } else { 0.0 };
         }
     }
 }

@@ -264,7 +264,7 @@ mod tests {
     use super::*;
     use crate::model::task::TaskKind;
     use crate::tasks::preset;
-    use rand::{Rng, SeedableRng};
+    use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
     fn small_model() -> Model {
@@ -272,7 +272,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(4);
         let mut model = Model::new(config, &mut rng).unwrap();
         for l in model.logits.iter_mut().flatten() {
-            *l = rng.gen_range(-3.0..3.0);
+            *l = rng.random_range(-3.0..3.0);
         }
         model
     }

@@ -62,7 +62,7 @@ pub fn forward_reference(gates: &[GateRef], ops: &[usize], input_rows: usize, bi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::{Rng, SeedableRng};
+    use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
     #[test]
@@ -71,8 +71,8 @@ mod tests {
         let input_rows = 4;
         let gates: Vec<GateRef> = (0..30u32)
             .map(|i| GateRef {
-                a: rng.gen_range(0..input_rows as u32 + i),
-                b: rng.gen_range(0..input_rows as u32 + i),
+                a: rng.random_range(0..input_rows as u32 + i),
+                b: rng.random_range(0..input_rows as u32 + i),
                 param: i % 16,
             })
             .collect();
@@ -80,7 +80,7 @@ mod tests {
         let truth: Vec<TruthMasks> = ops.iter().map(|&o| TruthMasks::of_op(o)).collect();
         let mut bits = vec![0u64; (input_rows + gates.len()) * WORDS];
         for w in &mut bits[..input_rows * WORDS] {
-            *w = rng.gen();
+            *w = rng.random();
         }
         let mut slow = bits.clone();
         forward(&gates, &truth, input_rows, &mut bits);

@@ -3,4 +3,5 @@
 
 pub mod hard;
 pub mod parameters;
+pub mod simd;
 pub mod soft;

@@ -33,6 +33,7 @@ fn row_mut(table: &mut [f32], r: usize) -> &mut Lanes {
 }
 
 /// Evaluates every gate; rows `0..input_rows` of `acts` must hold the patch.
+// The targets are those of `simd::SimdLevel::detect`, widest first.
 #[multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
 pub fn forward(gates: &[GateRef], coefs: &[[f32; 4]], input_rows: usize, acts: &mut [f32]) {
     for (i, gate) in gates.iter().enumerate() {
@@ -51,6 +52,7 @@ pub fn forward(gates: &[GateRef], coefs: &[[f32; 4]], input_rows: usize, acts: &
 /// `grads` has the shape of `acts`; on entry it holds the gradient of the output rows
 /// and zeros elsewhere; on exit rows `0..input_rows` hold the patch gradient. Coefficient
 /// gradients are added to `coef_grads` (lanes summed in a fixed order).
+// The targets are those of `simd::SimdLevel::detect`, widest first.
 #[multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
 pub fn backward(
     gates: &[GateRef],
@@ -139,7 +141,7 @@ pub fn backward_reference(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::{Rng, SeedableRng};
+    use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
     /// A random little circuit with a gate wired twice to one row and a shared parameter.
@@ -150,18 +152,18 @@ mod tests {
         for i in 0..40u32 {
             let rows = input_rows as u32 + i;
             gates.push(GateRef {
-                a: rng.gen_range(0..rows),
-                b: rng.gen_range(0..rows),
-                param: rng.gen_range(0..12),
+                a: rng.random_range(0..rows),
+                b: rng.random_range(0..rows),
+                param: rng.random_range(0..12),
             });
         }
         gates[7].b = gates[7].a;
         let coefs = (0..12)
-            .map(|_| std::array::from_fn(|_| rng.gen_range(-1.0..1.0)))
+            .map(|_| std::array::from_fn(|_| rng.random_range(-1.0..1.0)))
             .collect();
         let mut acts = vec![0.0; (input_rows + gates.len()) * TILE];
         for v in &mut acts[..input_rows * TILE] {
-            *v = rng.gen();
+            *v = rng.random();
         }
         (gates, coefs, input_rows, acts)
     }

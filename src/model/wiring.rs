@@ -1,7 +1,7 @@
 //! How each gate of a layer picks its two inputs. Wires are fixed at initialisation.
 
 use rand::seq::SliceRandom;
-use rand::Rng;
+use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
 use crate::error::WiringError;
@@ -115,7 +115,7 @@ pub fn random(inputs: usize, outputs: usize, rng: &mut impl Rng) -> Result<Wires
     }
     let n = inputs as u32;
     let (a, b) = (0..outputs)
-        .map(|_| (rng.gen_range(0..n), rng.gen_range(0..n)))
+        .map(|_| (rng.random_range(0..n), rng.random_range(0..n)))
         .unzip();
     Ok(Wires { a, b })
 }

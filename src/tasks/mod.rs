@@ -7,7 +7,7 @@ mod presets;
 pub use life::life_generation;
 pub use presets::{pattern, preset};
 
-use rand::Rng;
+use rand::{Rng, RngExt};
 
 use crate::automaton::grid::Grids;
 use crate::model::config::ModelConfig;
@@ -23,7 +23,7 @@ pub fn training_init(config: &ModelConfig, batch: usize, rng: &mut impl Rng) -> 
         TaskKind::Gol => {
             let mut grids = Grids::zeros(batch, h, w, c);
             for b in 0..batch {
-                let board: u32 = rng.gen_range(0..512);
+                let board: u32 = rng.random_range(0..512);
                 for cell in 0..(h * w).min(9) {
                     let bit = (board >> cell) & 1;
                     grids.set(b, cell / w, cell % w, 0, bit as f32);

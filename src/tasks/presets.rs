@@ -9,7 +9,7 @@ use crate::model::task::TaskKind;
 ///
 /// Small presets (all other settings as the full ones):
 /// - checkerboard: 8x8 grid, 12 steps, 4 kernels, update [128]x4 + [64,32,16,8], 400 epochs
-///   (default seed 5 reaches hard loss 0 at epoch 199);
+///   (default seed 25 reaches hard loss 0 at epoch 181);
 /// - checkerboard-async: 8x8 grid, 20 steps, 4 kernels, same update layers, 400 epochs;
 /// - gol: update [64]x6 + [32,16,8,4,2,1], 1500 epochs;
 /// - pattern: 16 channels, update [128]x4 + [64,32,16], 600 epochs.
@@ -34,17 +34,18 @@ pub fn preset(kind: TaskKind, small: bool) -> (ModelConfig, TrainSettings) {
     match (kind, small) {
         (TaskKind::Checkerboard, false) => (
             checkerboard(16, 20, None, 16, widths(&[(256, 10)], &checker_tail)),
-            // Seed 14 reaches hard loss 0 within the 500 epochs; most seeds need more
+            // Seed 7 reaches hard loss 0 within the 500 epochs; most seeds need more
             // (README, "Convergence").
-            seeded(14, settings(500, 2, 0.05)),
+            seeded(7, settings(500, 2, 0.05)),
         ),
         (TaskKind::Checkerboard, true) => (
             checkerboard(8, 12, None, 4, small_checker_update),
-            seeded(5, settings(400, 2, 0.05)),
+            seeded(25, settings(400, 2, 0.05)),
         ),
         (TaskKind::CheckerboardAsync, false) => (
             checkerboard(14, 50, Some(0.6), 16, widths(&[(256, 14)], &checker_tail)),
-            settings(800, 1, 0.05),
+            // Seed 1 reaches hard loss 0 within the 800 epochs; seed 0 does not.
+            seeded(1, settings(800, 1, 0.05)),
         ),
         (TaskKind::CheckerboardAsync, true) => (
             checkerboard(8, 20, Some(0.6), 4, small_checker_update),

@@ -2,7 +2,7 @@
 //! 4x larger grid for 4x the steps, after a block of cells was zeroed, and (async
 //! models) under repeated random damage.
 
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
@@ -132,7 +132,7 @@ fn robustness(model: &Model, seed: u64, steps: usize) -> CheckRow {
         rollout.set_state(&state);
         rollout.step(&circuit, &truth, masks.as_ref(), 0);
         state = rollout.state();
-        let (top, left) = (rng.gen_range(0..h), rng.gen_range(0..w));
+        let (top, left) = (rng.random_range(0..h), rng.random_range(0..w));
         for r in top..(top + 10).min(h) {
             for col in left..(left + 10).min(w) {
                 for ch in 0..c.channels {

@@ -249,7 +249,7 @@ mod tests {
     use super::*;
     use crate::model::task::TaskKind;
     use crate::tasks::preset;
-    use rand::{Rng, SeedableRng};
+    use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
     /// A small model with random hard ops, a third of them pass-throughs.
@@ -259,10 +259,10 @@ mod tests {
         let mut model = Model::new(config, &mut rng).unwrap();
         for logits in &mut model.logits {
             *logits = [0.0; 16];
-            let op = if rng.gen_bool(0.33) {
+            let op = if rng.random_bool(0.33) {
                 3
             } else {
-                rng.gen_range(0..16)
+                rng.random_range(0..16)
             };
             logits[op] = 1.0;
         }
@@ -284,7 +284,7 @@ mod tests {
             .all(|g| !Op::is_pass_through(g.op as usize)));
         let mut rng = ChaCha8Rng::seed_from_u64(9);
         let patches: Vec<Vec<bool>> = (0..300)
-            .map(|_| (0..full.inputs()).map(|_| rng.gen()).collect())
+            .map(|_| (0..full.inputs()).map(|_| rng.random()).collect())
             .collect();
         let want = model_hard_step(&model, &patches);
         for (patch, want) in patches.iter().zip(&want) {
