@@ -133,6 +133,29 @@ pub enum GridFileError {
     },
 }
 
+/// A file of training batches that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum BatchFileError {
+    #[error("cannot read batch file {path}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "batch file {path} has {bytes} bytes, not a whole number of batches of {per_batch} bytes \
+         ({grids} grid(s) of {height}x{width}x{channels} bits)"
+    )]
+    Size {
+        path: PathBuf,
+        bytes: usize,
+        per_batch: usize,
+        grids: usize,
+        height: usize,
+        width: usize,
+        channels: usize,
+    },
+}
+
 /// A target image that cannot be used for the pattern task.
 #[derive(Debug, thiserror::Error)]
 pub enum PatternImageError {

@@ -1,6 +1,7 @@
 //! Files: models, initial grids, target images, and writing any output whole or not at all.
 
 pub mod atomic;
+pub mod batch_file;
 pub mod grid_file;
 pub mod model_file;
 pub mod pattern_image;

@@ -27,6 +27,14 @@ struct ModelFile {
     update: Vec<UpdateLayer>,
 }
 
+/// The layers of a model file without its header: parameters to start from.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParamsFile {
+    perceive: Vec<PerceiveLayer>,
+    update: Vec<UpdateLayer>,
+}
+
 /// Wires shared by all kernels; logits `[kernel][gate][16]`.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -58,11 +66,25 @@ pub fn save(model: &Model, path: &Path) -> Result<(), ModelFileError> {
 
 /// Reads and validates a model file.
 pub fn load(path: &Path) -> Result<Model, ModelFileError> {
+    read(path, from_json)
+}
+
+/// Reads initial parameters for a model of `config`: a JSON object with the `perceive`
+/// and `update` layers of a model file (wires and logits) and nothing else, e.g. exported
+/// from another implementation to replay its run. Checked like a model file.
+pub fn load_params(path: &Path, config: &ModelConfig) -> Result<Model, ModelFileError> {
+    read(path, |text| params_from_json(text, config))
+}
+
+fn read(
+    path: &Path,
+    parse: impl FnOnce(&str) -> Result<Model, Invalid>,
+) -> Result<Model, ModelFileError> {
     let text = std::fs::read_to_string(path).map_err(|source| ModelFileError::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    from_json(&text).map_err(|(json_path, message)| ModelFileError::Invalid {
+    parse(&text).map_err(|(json_path, message)| ModelFileError::Invalid {
         file: path.to_path_buf(),
         json_path,
         message,
@@ -71,19 +93,33 @@ pub fn load(path: &Path) -> Result<Model, ModelFileError> {
 
 /// Parses and validates model JSON; errors are `(json path, message)`.
 pub fn from_json(text: &str) -> Result<Model, (String, String)> {
+    from_file(parse(text)?)
+}
+
+/// Parses and validates parameters (see [`load_params`]) for a model of `config`.
+pub fn params_from_json(text: &str, config: &ModelConfig) -> Result<Model, (String, String)> {
+    let params: ParamsFile = parse(text)?;
+    from_file(ModelFile {
+        format: FORMAT.into(),
+        version: VERSION,
+        config: config.clone(),
+        perceive: params.perceive,
+        update: params.update,
+    })
+}
+
+/// Deserializes JSON, naming the path of the first problem.
+fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Invalid> {
     let de = &mut serde_json::Deserializer::from_str(text);
-    let file: ModelFile = serde_path_to_error::deserialize(de).map_err(|e| {
+    serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        (
-            if path == "." {
-                "(top level)".into()
-            } else {
-                path
-            },
-            e.inner().to_string(),
-        )
-    })?;
-    from_file(file)
+        let path = if path == "." {
+            "(top level)".into()
+        } else {
+            path
+        };
+        (path, e.inner().to_string())
+    })
 }
 
 fn to_file(model: &Model) -> ModelFile {

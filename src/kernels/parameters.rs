@@ -7,8 +7,8 @@ use crate::model::gates::{
 
 /// Softmax probabilities and soft coefficients of every gate.
 pub struct SoftParams {
-    table: [[f32; 4]; NUM_OPS],
-    pub probs: Vec<[f32; NUM_OPS]>,
+    table: [[f64; 4]; NUM_OPS],
+    pub probs: Vec<[f64; NUM_OPS]>,
     pub coefs: Vec<[f32; 4]>,
 }
 
@@ -38,7 +38,7 @@ impl SoftParams {
     /// Maps coefficient gradients to logit gradients through the softmax Jacobian.
     pub fn logit_grads(&self, coef_grads: &[[f64; 4]], out: &mut [[f32; NUM_OPS]]) {
         for ((p, dc), o) in self.probs.iter().zip(coef_grads).zip(out) {
-            *o = logit_gradient(p, &dc.map(|g| g as f32), &self.table);
+            *o = logit_gradient(p, dc, &self.table);
         }
     }
 }

@@ -99,9 +99,10 @@ pub fn soft_gate_coef_grads(a: f32, b: f32, g: f32) -> [f32; 4] {
     [g, g * a, g * b, g * (a * b)]
 }
 
-/// The table `K[i] = OPS[i].coefficients()`, computed once.
-pub fn coefficient_table() -> [[f32; 4]; NUM_OPS] {
-    std::array::from_fn(|i| OPS[i].coefficients())
+/// The table `K[i] = OPS[i].coefficients()`, computed once (in f64: its entries are the
+/// integers -2..=2, and the sums over it are taken in f64).
+pub fn coefficient_table() -> [[f64; 4]; NUM_OPS] {
+    std::array::from_fn(|i| OPS[i].coefficients().map(f64::from))
 }
 
 /// Logits of a fresh gate: all zero except the pass-through `A`.
@@ -111,36 +112,42 @@ pub fn initial_logits() -> [f32; NUM_OPS] {
     logits
 }
 
-/// Numerically stable softmax over the 16 logits.
-pub fn softmax(logits: &[f32; NUM_OPS]) -> [f32; NUM_OPS] {
+/// Numerically stable softmax over the 16 logits, in f64.
+///
+/// The probabilities and the coefficients below are computed in f64 and rounded to f32
+/// once: summed in f32, their rounding errors bias every soft gate slightly the same
+/// way, and the bias adds up through hundreds of gate layers.
+pub fn softmax(logits: &[f32; NUM_OPS]) -> [f64; NUM_OPS] {
     let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let exps = logits.map(|l| (l - max).exp());
-    let sum: f32 = exps.iter().sum();
+    let exps = logits.map(|l| (f64::from(l) - f64::from(max)).exp());
+    let sum: f64 = exps.iter().sum();
     exps.map(|e| e / sum)
 }
 
-/// The soft gate's coefficients `c = sum_i p_i K[i]` for probabilities `p`.
-pub fn soft_coefficients(probs: &[f32; NUM_OPS], table: &[[f32; 4]; NUM_OPS]) -> [f32; 4] {
-    let mut c = [0.0f32; 4];
+/// The soft gate's coefficients `c = sum_i p_i K[i]` for probabilities `p`, rounded to
+/// f32 once.
+pub fn soft_coefficients(probs: &[f64; NUM_OPS], table: &[[f64; 4]; NUM_OPS]) -> [f32; 4] {
+    let mut c = [0.0f64; 4];
     for (p, k) in probs.iter().zip(table) {
         for j in 0..4 {
             c[j] += p * k[j];
         }
     }
-    c
+    c.map(|v| v as f32)
 }
 
 /// Maps a gradient on the four coefficients back to the 16 logits through
 /// `c = K^T softmax(logits)`: `dl_i = p_i (dp_i - sum_k p_k dp_k)` with `dp = K dc`.
+/// Computed in f64, rounded to f32 once.
 pub fn logit_gradient(
-    probs: &[f32; NUM_OPS],
-    coef_grad: &[f32; 4],
-    table: &[[f32; 4]; NUM_OPS],
+    probs: &[f64; NUM_OPS],
+    coef_grad: &[f64; 4],
+    table: &[[f64; 4]; NUM_OPS],
 ) -> [f32; NUM_OPS] {
-    let dp: [f32; NUM_OPS] =
-        std::array::from_fn(|i| (0..4).map(|j| table[i][j] * coef_grad[j]).sum::<f32>());
-    let mean: f32 = probs.iter().zip(&dp).map(|(p, d)| p * d).sum();
-    std::array::from_fn(|i| probs[i] * (dp[i] - mean))
+    let dp: [f64; NUM_OPS] =
+        std::array::from_fn(|i| (0..4).map(|j| table[i][j] * coef_grad[j]).sum::<f64>());
+    let mean: f64 = probs.iter().zip(&dp).map(|(p, d)| p * d).sum();
+    std::array::from_fn(|i| (probs[i] * (dp[i] - mean)) as f32)
 }
 
 /// The hard op of a gate: `argmax(logits)`, the first index on ties.
@@ -267,9 +274,12 @@ mod tests {
         let probs = softmax(&initial_logits());
         let c = soft_coefficients(&probs, &coefficient_table());
         // p_A = e^10 / (e^10 + 15); the rest share what is left.
-        let p_a = 10f32.exp() / (10f32.exp() + 15.0);
-        assert!((probs[PASS_A] - p_a).abs() < 1e-6);
-        assert!((c[1] - p_a).abs() > 0.0 && c[1] > 0.999);
+        let p_a = 10f64.exp() / (10f64.exp() + 15.0);
+        assert!((probs[PASS_A] - p_a).abs() < 1e-15);
+        // c1 = sum_i p_i (f10 - f00)_i. Over all 16 ops f10 and f00 are each 1 eight
+        // times, so the other 15 ops (q = (1 - p_A) / 15 each) sum to -(A's 1): c1 = p_A - q.
+        let c1 = p_a - (1.0 - p_a) / 15.0;
+        assert!((f64::from(c[1]) - c1).abs() < 1e-7, "{} vs {c1}", c[1]);
         assert_eq!(hard_op(&initial_logits()), PASS_A);
     }
 
@@ -286,10 +296,10 @@ mod tests {
     fn logit_gradient_matches_finite_differences() {
         let table = coefficient_table();
         let logits: [f32; NUM_OPS] = std::array::from_fn(|i| (i as f32 * 0.37).sin());
-        let dc = [0.3f32, -1.2, 0.7, 2.0];
+        let dc = [0.3f64, -1.2, 0.7, 2.0];
         let objective = |l: &[f32; NUM_OPS]| -> f64 {
             let c = soft_coefficients(&softmax(l), &table);
-            (0..4).map(|j| (c[j] * dc[j]) as f64).sum()
+            (0..4).map(|j| f64::from(c[j]) * dc[j]).sum()
         };
         let analytic = logit_gradient(&softmax(&logits), &dc, &table);
         for i in 0..NUM_OPS {

@@ -3,6 +3,7 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::automaton::grid::Grids;
 use crate::automaton::masks::FireMasks;
 use crate::automaton::soft::ActivationMemory;
 use crate::model::config::TrainSettings;
@@ -30,6 +31,18 @@ pub enum TrainError {
          stopped (the model before this step is kept)"
     )]
     NonFiniteParameters { epoch: usize },
+    #[error("epoch {epoch} has no given batch: the batch file holds {given} batches")]
+    NoBatch { epoch: usize, given: usize },
+    #[error(
+        "given batches are {got}, the run needs {batch} grid(s) of {height}x{width}x{channels}"
+    )]
+    BatchShape {
+        got: String,
+        batch: usize,
+        height: usize,
+        width: usize,
+        channels: usize,
+    },
 }
 
 /// The outcome of a whole run.
@@ -50,6 +63,8 @@ pub struct Trainer {
     objective: Objective,
     optimizer: AdamW,
     data_rng: ChaCha8Rng,
+    /// Initial grids of every epoch, when replaying a run instead of drawing them.
+    given_batches: Option<Vec<Grids>>,
     /// The logits before the last optimizer step, to roll back a step that diverged.
     previous_logits: Vec<[f32; NUM_OPS]>,
 }
@@ -74,7 +89,53 @@ impl Trainer {
             objective,
             settings,
             data_rng,
+            given_batches: None,
             model,
+        }
+    }
+
+    /// Trains on these initial grids, one batch per epoch in order, instead of drawing
+    /// them (async fire masks are still drawn from the seed).
+    pub fn with_batches(mut self, batches: Vec<Grids>) -> Result<Self, TrainError> {
+        let c = &self.model.config;
+        let (batch, height, width, channels) = (self.settings.batch, c.height, c.width, c.channels);
+        if let Some(b) = batches
+            .iter()
+            .find(|b| (b.batch, b.height, b.width, b.channels) != (batch, height, width, channels))
+        {
+            let got = format!(
+                "{} grid(s) of {}x{}x{}",
+                b.batch, b.height, b.width, b.channels
+            );
+            return Err(TrainError::BatchShape {
+                got,
+                batch,
+                height,
+                width,
+                channels,
+            });
+        }
+        self.given_batches = Some(batches);
+        Ok(self)
+    }
+
+    /// The settings the run was started with.
+    pub fn settings(&self) -> &TrainSettings {
+        &self.settings
+    }
+
+    /// This epoch's initial grids: the given batch, or a fresh draw.
+    fn initial_grids(&mut self, epoch: usize) -> Result<Grids, TrainError> {
+        match &self.given_batches {
+            Some(batches) => batches.get(epoch - 1).cloned().ok_or(TrainError::NoBatch {
+                epoch,
+                given: batches.len(),
+            }),
+            None => {
+                let config = &self.model.config;
+                let batch = self.settings.batch;
+                Ok(tasks::training_init(config, batch, &mut self.data_rng))
+            }
         }
     }
 
@@ -82,8 +143,8 @@ impl Trainer {
     /// On a non-finite loss, or a step that makes logits non-finite, the model is left
     /// as it was.
     pub fn epoch(&mut self, epoch: usize) -> Result<EpochMetrics, TrainError> {
+        let init = self.initial_grids(epoch)?;
         let config = &self.model.config;
-        let init = tasks::training_init(config, self.settings.batch, &mut self.data_rng);
         let target = tasks::target(config, &init, config.steps);
         let masks = config.fire_rate.map(|rate| {
             let lanes = self.objective.lanes();
@@ -111,23 +172,29 @@ impl Trainer {
     }
 }
 
-/// Trains for `settings.epochs` epochs, calling `observe` after each.
-///
-/// Returns the summary and the trainer (whose model is the last good one) even when a
-/// non-finite loss stopped the run early, so the caller can save it.
+/// Trains a fresh [`Trainer`] for `settings.epochs` epochs; see [`run`].
 pub fn train(
     model: Model,
     settings: TrainSettings,
+    observe: impl FnMut(&EpochMetrics),
+) -> (Trainer, TrainSummary, Option<TrainError>) {
+    run(Trainer::new(model, settings), observe)
+}
+
+/// Runs the trainer's epochs, calling `observe` after each.
+///
+/// Returns the summary and the trainer (whose model is the last good one) even when a
+/// non-finite loss stopped the run early, so the caller can save it.
+pub fn run(
+    mut trainer: Trainer,
     mut observe: impl FnMut(&EpochMetrics),
 ) -> (Trainer, TrainSummary, Option<TrainError>) {
-    let epochs = settings.epochs;
-    let mut trainer = Trainer::new(model, settings);
     let mut summary = TrainSummary {
         epochs: 0,
         last: None,
         first_perfect_epoch: None,
     };
-    for epoch in 1..=epochs {
+    for epoch in 1..=trainer.settings.epochs {
         match trainer.epoch(epoch) {
             Ok(metrics) => {
                 if metrics.metrics.hard_loss == 0.0 && summary.first_perfect_epoch.is_none() {
