@@ -4,12 +4,15 @@ mod commands;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::FromArgMatches;
 
 use commands::{Cli, Command};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::from_arg_matches(&commands::command().get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let result = match cli.command {
         Command::Train(args) => commands::train::run(args),
         Command::Eval(args) => commands::eval::run(args),
@@ -17,6 +20,11 @@ fn main() -> ExitCode {
         Command::Analyze(args) => commands::analyze::run(args),
         Command::Export(args) => commands::export::run(args),
         Command::Check(args) => commands::check::run(args),
+        Command::Presets(args) => commands::presets::run(&args),
+        Command::Completions(args) => {
+            commands::completions::run(&args);
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

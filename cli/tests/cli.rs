@@ -120,6 +120,18 @@ fn bad_input_is_a_one_line_error() {
             &["checkerboard", "--lr=-1"],
             "--lr must be a positive number",
         ),
+        (
+            &["pattern", "--channels", "0"],
+            "--channels: channels must be 1..=128, got 0",
+        ),
+        (
+            &["checkerboard", "--batches", "/nonexistent/b.bits"],
+            "cannot read batch file /nonexistent/b.bits",
+        ),
+        (
+            &["checkerboard", "--init-params", "/nonexistent/p.json"],
+            "cannot read model file /nonexistent/p.json",
+        ),
     ];
     for (args, needle) in bad_training {
         fails_with(&[&["train"], args, &["--save", save]].concat(), needle);
@@ -195,4 +207,34 @@ fn a_diverging_run_stops_and_keeps_the_last_good_model() {
         .arg(&model)
         .assert()
         .success();
+}
+
+#[test]
+fn presets_are_listed_as_a_table_and_as_json() {
+    let out = logicars().arg("presets").assert().success();
+    let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    for task in ["checkerboard ", "checkerboard-async", "gol", "pattern"] {
+        assert_eq!(table.matches(task).count(), 2, "{task}: {table}");
+    }
+    let out = logicars().args(["presets", "--json"]).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let first = &json[0];
+    assert_eq!(first["task"], "checkerboard");
+    assert_eq!(first["small"], false);
+    assert_eq!(first["config"]["height"], 16);
+    assert_eq!(first["epochs"], 500);
+    assert_eq!(json.as_array().unwrap().len(), 8);
+    // `train --help` shows the same table.
+    let out = logicars().args(["train", "--help"]).assert().success();
+    let help = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(help.contains(table.lines().nth(1).unwrap()), "{help}");
+}
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = logicars().args(["completions", shell]).assert().success();
+        let script = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert!(script.contains("presets"), "{shell}: {script}");
+    }
 }

@@ -207,7 +207,7 @@ fn pattern_loss_goes_down_on_the_shipped_target() {
 }
 
 #[test]
-fn pattern_from_a_png_and_bad_targets() {
+fn pattern_from_a_png() {
     let dir = tempfile::tempdir().unwrap();
     let png = dir.path().join("t.png");
     let mut img = image::RgbImage::from_pixel(10, 6, image::Rgb([255, 255, 255]));
@@ -239,7 +239,15 @@ fn pattern_from_a_png_and_bad_targets() {
     assert_eq!(saved["config"]["width"], 10);
     assert_eq!(saved["config"]["channels"], 8);
     assert_eq!(saved["config"]["periodic"], false);
+}
 
+#[test]
+fn bad_pattern_targets_are_refused_before_any_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("t.png");
+    let mut img = image::RgbImage::from_pixel(4, 4, image::Rgb([255, 255, 255]));
+    img.put_pixel(1, 1, image::Rgb([0, 0, 0]));
+    img.save(&png).unwrap();
     let junk = dir.path().join("junk.png");
     std::fs::write(&junk, b"no image").unwrap();
     let fail = |args: &[&str], needle: &str| {

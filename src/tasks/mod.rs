@@ -5,7 +5,7 @@ mod life;
 mod presets;
 
 pub use life::life_generation;
-pub use presets::{pattern, preset};
+pub use presets::{pattern, preset, set_channels};
 
 use rand::{Rng, RngExt};
 

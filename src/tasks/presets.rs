@@ -1,82 +1,121 @@
 //! The paper's hyperparameters for each task, and reduced `--small` variants.
 
-use crate::model::config::{ModelConfig, TrainSettings};
+use crate::error::ConfigError;
+use crate::model::config::{ModelConfig, TrainSettings, MAX_CHANNELS};
 use crate::model::pattern::PatternTarget;
 use crate::model::task::TaskKind;
 
 /// The paper's hyperparameters for `kind` (and a default seed); `small` gives a reduced
 /// model for quick runs.
-///
-/// Small presets (all other settings as the full ones):
-/// - checkerboard: 8x8 grid, 12 steps, 4 kernels, update [128]x4 + [64,32,16,8], 400 epochs
-///   (default seed 25 reaches hard loss 0 at epoch 181);
-/// - checkerboard-async: 8x8 grid, 20 steps, 4 kernels, same update layers, 400 epochs;
-/// - gol: update [64]x6 + [32,16,8,4,2,1], 1500 epochs;
-/// - pattern: 16 channels, update [128]x4 + [64,32,16], 600 epochs.
 pub fn preset(kind: TaskKind, small: bool) -> (ModelConfig, TrainSettings) {
-    let widths = |body: &[(usize, usize)], tail: &[usize]| -> Vec<usize> {
-        let mut v: Vec<usize> = body
-            .iter()
-            .flat_map(|&(w, n)| std::iter::repeat_n(w, n))
-            .collect();
-        v.extend_from_slice(tail);
-        v
-    };
-    let settings = |epochs, batch, learning_rate| TrainSettings {
-        epochs,
-        batch,
-        learning_rate,
-        seed: 0,
-    };
-    let seeded = |seed, settings: TrainSettings| TrainSettings { seed, ..settings };
+    if small {
+        small_preset(kind)
+    } else {
+        full_preset(kind)
+    }
+}
+
+/// The paper's sizes. Default seeds are ones that reach hard loss 0 within the epochs;
+/// most seeds need more (README, "Convergence").
+fn full_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
     let checker_tail = [128, 64, 32, 16, 8, 8];
-    let small_checker_update = widths(&[(128, 4)], &[64, 32, 16, 8]);
-    match (kind, small) {
-        (TaskKind::Checkerboard, false) => (
+    match kind {
+        TaskKind::Checkerboard => (
             checkerboard(16, 20, None, 16, widths(&[(256, 10)], &checker_tail)),
-            // Seed 7 reaches hard loss 0 within the 500 epochs; most seeds need more
-            // (README, "Convergence").
-            seeded(7, settings(500, 2, 0.05)),
+            settings(7, 500, 2, 0.05),
         ),
-        (TaskKind::Checkerboard, true) => (
-            checkerboard(8, 12, None, 4, small_checker_update),
-            seeded(25, settings(400, 2, 0.05)),
-        ),
-        (TaskKind::CheckerboardAsync, false) => (
+        TaskKind::CheckerboardAsync => (
             checkerboard(14, 50, Some(0.6), 16, widths(&[(256, 14)], &checker_tail)),
-            // Seed 1 reaches hard loss 0 within the 800 epochs; seed 0 does not.
-            seeded(1, settings(800, 1, 0.05)),
+            settings(1, 800, 1, 0.05),
         ),
-        (TaskKind::CheckerboardAsync, true) => (
-            checkerboard(8, 20, Some(0.6), 4, small_checker_update),
-            settings(400, 1, 0.05),
-        ),
-        (TaskKind::Gol, false) => (
+        TaskKind::Gol => (
             gol(16, widths(&[(128, 16)], &[128, 64, 32, 16, 8, 4, 2, 1])),
-            settings(3000, 20, 0.05),
+            settings(0, 3000, 20, 0.05),
         ),
-        (TaskKind::Pattern, false) => (
+        TaskKind::Pattern => (
             pattern(
                 PatternTarget::builtin(),
                 128,
                 4,
                 widths(&[(512, 8)], &[256, 128]),
             ),
-            settings(3500, 1, 0.06),
+            settings(0, 3500, 1, 0.06),
         ),
-        (TaskKind::Pattern, true) => (
+    }
+}
+
+/// Reduced models, all other settings as the full ones:
+/// - checkerboard: 8x8 grid, 12 steps, 4 kernels, update [128]x4 + [64,32,16,8], 400 epochs
+///   (default seed 25 reaches hard loss 0 at epoch 181);
+/// - checkerboard-async: 8x8 grid, 20 steps, 4 kernels, same update layers, 400 epochs;
+/// - gol: update [64]x6 + [32,16,8,4,2,1], 1500 epochs;
+/// - pattern: 16 channels, update [128]x4 + [64,32,16], 600 epochs.
+fn small_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
+    let checker_update = widths(&[(128, 4)], &[64, 32, 16, 8]);
+    match kind {
+        TaskKind::Checkerboard => (
+            checkerboard(8, 12, None, 4, checker_update),
+            settings(25, 400, 2, 0.05),
+        ),
+        TaskKind::CheckerboardAsync => (
+            checkerboard(8, 20, Some(0.6), 4, checker_update),
+            settings(0, 400, 1, 0.05),
+        ),
+        TaskKind::Gol => (
+            gol(16, widths(&[(64, 6)], &[32, 16, 8, 4, 2, 1])),
+            settings(0, 1500, 20, 0.05),
+        ),
+        TaskKind::Pattern => (
             pattern(
                 PatternTarget::builtin(),
                 16,
                 4,
                 widths(&[(128, 4)], &[64, 32, 16]),
             ),
-            settings(600, 1, 0.06),
+            settings(0, 600, 1, 0.06),
         ),
-        (TaskKind::Gol, true) => (
-            gol(16, widths(&[(64, 6)], &[32, 16, 8, 4, 2, 1])),
-            settings(1500, 20, 0.05),
-        ),
+    }
+}
+
+/// Gives a model `channels` bits per cell: the last update layer gets one gate per
+/// channel, and halving layers are inserted before it until each layer has at most twice
+/// as many inputs as gates (so unique wiring can read every input).
+pub fn set_channels(config: &mut ModelConfig, channels: usize) -> Result<(), ConfigError> {
+    if channels == 0 || channels > MAX_CHANNELS {
+        return Err(ConfigError::Channels {
+            got: channels,
+            max: MAX_CHANNELS,
+        });
+    }
+    let layers = &mut config.update_layers;
+    let Some(last) = layers.last_mut() else {
+        return Err(ConfigError::NoUpdate);
+    };
+    *last = channels;
+    while layers.len() >= 2 && layers[layers.len() - 2] > 2 * channels {
+        let halved = layers[layers.len() - 2].div_ceil(2);
+        layers.insert(layers.len() - 1, halved);
+    }
+    config.channels = channels;
+    Ok(())
+}
+
+/// `n` copies of each `(width, n)` of `body`, then `tail`.
+fn widths(body: &[(usize, usize)], tail: &[usize]) -> Vec<usize> {
+    let mut v: Vec<usize> = body
+        .iter()
+        .flat_map(|&(w, n)| std::iter::repeat_n(w, n))
+        .collect();
+    v.extend_from_slice(tail);
+    v
+}
+
+fn settings(seed: u64, epochs: usize, batch: usize, learning_rate: f32) -> TrainSettings {
+    TrainSettings {
+        epochs,
+        batch,
+        learning_rate,
+        seed,
     }
 }
 
@@ -144,5 +183,44 @@ fn gol(kernels: usize, update: Vec<usize>) -> ModelConfig {
         update_layers: update,
         target_channels: vec![0],
         pattern: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_channels_halves_towards_a_narrow_output() {
+        let (mut config, _) = preset(TaskKind::Pattern, true);
+        assert_eq!(config.update_layers, [128, 128, 128, 128, 64, 32, 16]);
+        set_channels(&mut config, 3).unwrap();
+        assert_eq!(config.channels, 3);
+        assert_eq!(
+            config.update_layers,
+            [128, 128, 128, 128, 64, 32, 16, 8, 4, 3]
+        );
+        // A wider output keeps the layers and only changes the last.
+        let (mut config, _) = preset(TaskKind::Pattern, true);
+        set_channels(&mut config, 40).unwrap();
+        assert_eq!(config.update_layers, [128, 128, 128, 128, 64, 32, 40]);
+    }
+
+    #[test]
+    fn set_channels_refuses_zero_and_too_many() {
+        let (mut config, _) = preset(TaskKind::Pattern, true);
+        for bad in [0, MAX_CHANNELS + 1] {
+            assert_eq!(
+                set_channels(&mut config, bad),
+                Err(ConfigError::Channels {
+                    got: bad,
+                    max: MAX_CHANNELS
+                })
+            );
+        }
+        assert_eq!(
+            config.channels, 16,
+            "a refused change leaves the model as it was"
+        );
     }
 }

@@ -10,6 +10,7 @@ use logicars::views::plot;
 
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
+    /// The model file (from `logicars train`).
     #[arg(long)]
     pub model: PathBuf,
     /// Also write gate histograms as SVG into this folder.

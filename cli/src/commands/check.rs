@@ -11,11 +11,13 @@ use super::thread_pool;
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
+    /// The model file (from `logicars train`).
     #[arg(long)]
     pub model: PathBuf,
     /// Random grids per test.
     #[arg(long, default_value_t = 4)]
     pub batch: usize,
+    /// Seed of the random grids and of async fire masks.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Steps of the async robustness run.
@@ -24,6 +26,7 @@ pub struct CheckArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Worker threads [default: all cores].
     #[arg(long)]
     pub threads: Option<usize>,
 }

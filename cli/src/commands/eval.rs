@@ -27,13 +27,13 @@ pub struct EvalArgs {
     /// Random grids to evaluate.
     #[arg(long, default_value_t = 8)]
     pub batch: usize,
-    /// Grid size HxW of random grids (default: the training size).
+    /// Grid size HxW of random grids [default: the training size].
     #[arg(long, value_parser = parse_size)]
     pub size: Option<(usize, usize)>,
-    /// Steps to run (default: the training steps).
+    /// Steps to run [default: the training steps].
     #[arg(long)]
     pub steps: Option<usize>,
-    /// Worker threads (default: all cores).
+    /// Worker threads [default: all cores].
     #[arg(long)]
     pub threads: Option<usize>,
 }

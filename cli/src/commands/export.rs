@@ -8,20 +8,26 @@ use logicars::io::{atomic as output, model_file};
 use logicars::views::netlist::Netlist;
 use logicars::views::netlist_export;
 
+/// What the circuit is written as.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Format {
+    /// Graphviz, to draw with `dot -Tsvg`.
     Dot,
+    /// A synthesizable Verilog module, `logicars_cell`.
     Verilog,
+    /// Gates and wires as JSON, to read back or process.
     Json,
 }
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
+    /// The model file (from `logicars train`).
     #[arg(long)]
     pub model: PathBuf,
+    /// The output format.
     #[arg(long, value_enum)]
     pub format: Format,
-    /// Output file (default: standard output).
+    /// Output file [default: standard output].
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Keep every gate (no pruning).

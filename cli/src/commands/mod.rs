@@ -2,15 +2,17 @@
 
 pub mod analyze;
 pub mod check;
+pub mod completions;
 pub mod eval;
 pub mod export;
+pub mod presets;
 pub mod progress;
 pub mod render;
 pub mod train;
 
 use anyhow::{bail, Context, Result};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use logicars::model::task::TaskKind;
 use logicars::views::picture::View;
 
@@ -39,6 +41,19 @@ pub enum Command {
     Export(export::ExportArgs),
     /// The paper's tests: generalization, recovery, robustness.
     Check(check::CheckArgs),
+    /// The hyperparameters each task trains with unless a flag says otherwise.
+    Presets(presets::PresetsArgs),
+    /// Print a shell completion script.
+    Completions(completions::CompletionsArgs),
+}
+
+/// The command line, with the presets' values shown under `train --help`.
+pub fn command() -> clap::Command {
+    let presets = format!(
+        "Presets (flags override them; `logicars presets --json` for details):\n{}",
+        presets::table()
+    );
+    Cli::command().mut_subcommand("train", |train| train.after_long_help(presets))
 }
 
 /// Parses a task name into the library's [`TaskKind`]; `--help` lists every task.

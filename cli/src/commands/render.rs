@@ -18,12 +18,13 @@ use super::{parse_size, view_parser};
 
 #[derive(Debug, Args)]
 pub struct RenderArgs {
+    /// The model file (from `logicars train`).
     #[arg(long)]
     pub model: PathBuf,
-    /// Grid size HxW (default: the training size).
+    /// Grid size HxW [default: the training size].
     #[arg(long, value_parser = parse_size)]
     pub size: Option<(usize, usize)>,
-    /// Steps (default: the training steps).
+    /// Steps [default: the training steps].
     #[arg(long)]
     pub steps: Option<usize>,
     /// Seed of the random initial grid and fire masks.

@@ -1,16 +1,15 @@
 //! `logicars train`: build the model, train it, save it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use logicars::io::pattern_image;
-use logicars::io::{atomic as output, model_file};
-use logicars::model::config::ModelConfig;
+use logicars::io::{atomic as output, batch_file, model_file, pattern_image};
+use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::network::Model;
 use logicars::model::task::TaskKind;
-use logicars::tasks::preset;
-use logicars::train::train;
+use logicars::tasks::{preset, set_channels};
+use logicars::train::{self, EpochMetrics, TrainSummary, Trainer};
 use logicars::views::plot;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -21,59 +20,67 @@ use super::{task_parser, thread_pool};
 
 #[derive(Debug, Args)]
 pub struct TrainArgs {
-    /// The task; its preset holds the paper's hyperparameters.
+    /// The task; its preset holds the paper's hyperparameters (listed below).
     #[arg(value_parser = task_parser())]
     pub task: TaskKind,
-    /// A reduced model for quick runs (sizes in the README).
+    /// A reduced model for quick runs (the "small" rows below).
     #[arg(long)]
     pub small: bool,
-    /// Epochs (optimizer steps); default from the preset.
+    /// Epochs (optimizer steps) [default: the preset's].
     #[arg(long)]
     pub epochs: Option<usize>,
-    /// Seed of wiring and data (default from the preset); the same seed gives the same
-    /// log for any --threads.
+    /// Seed of wiring and data [default: the preset's]; the same seed gives the same log
+    /// for any --threads.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Worker threads (default: all cores).
+    /// Worker threads [default: all cores].
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Print a progress line every N epochs (default: a tenth of the run).
+    /// Print a progress line every N epochs [default: a tenth of the run].
     #[arg(long)]
     pub log_interval: Option<usize>,
-    /// Per-epoch metrics CSV (default: metrics.csv beside the model).
+    /// Per-epoch metrics CSV [default: metrics.csv beside the model].
     #[arg(long)]
     pub log: Option<PathBuf>,
-    /// Where to save the model (default: runs/<task>[-small]-seed<S>/model.json).
+    /// Where to save the model [default: runs/<task>[-small]-seed<S>/model.json].
     #[arg(long)]
     pub save: Option<PathBuf>,
-    /// Learning rate; default from the preset.
+    /// Learning rate [default: the preset's].
     #[arg(long)]
     pub lr: Option<f32>,
-    /// Grids per batch; default from the preset.
+    /// Grids per batch [default: the preset's].
     #[arg(long)]
     pub batch: Option<usize>,
-    /// Steps per rollout; default from the preset.
+    /// Steps per rollout [default: the preset's].
     #[arg(long)]
     pub steps: Option<usize>,
-    /// Folder for the loss plot (loss.svg) and the rollout GIF (rollout.gif);
-    /// default: beside the model.
+    /// Wrap around at the border, true or false [default: the preset's].
+    #[arg(long)]
+    pub periodic: Option<bool>,
+    /// Folder for the loss plot (loss.svg) and the rollout GIF (rollout.gif)
+    /// [default: beside the model].
     #[arg(long)]
     pub artefacts: Option<PathBuf>,
-    /// pattern: the target image (default: the built-in 16x16 G, assets/target-g.png).
+    /// Write no loss plot and no rollout GIF.
+    #[arg(long, conflicts_with = "artefacts")]
+    pub no_artefacts: bool,
+    /// pattern: the target image [default: the built-in 16x16 G, assets/target-g.png].
     #[arg(long)]
     pub target: Option<PathBuf>,
     /// pattern: grow the image's colours (R, G, B into channels 0, 1, 2).
     #[arg(long)]
     pub rgb: bool,
-    /// pattern: bits per cell (default from the preset).
+    /// pattern: bits per cell [default: the preset's].
     #[arg(long)]
     pub channels: Option<usize>,
-    /// Wrap around at the border, true or false (default from the preset).
-    #[arg(long)]
-    pub periodic: Option<bool>,
-    /// Write no loss plot and no rollout GIF.
-    #[arg(long, conflicts_with = "artefacts")]
-    pub no_artefacts: bool,
+    /// Start from these parameters (wires and logits of each layer, as in a model file)
+    /// instead of drawing them from the seed, e.g. to replay another implementation's run.
+    #[arg(long, value_name = "FILE")]
+    pub init_params: Option<PathBuf>,
+    /// Train on these initial grids, one batch per epoch, instead of drawing them
+    /// (packed bits, `[epoch][batch][row][col][channel]`, first value in the high bit).
+    #[arg(long, value_name = "FILE")]
+    pub batches: Option<PathBuf>,
 }
 
 /// `--target`, `--rgb` and `--channels` shape a pattern model; other tasks refuse them.
@@ -95,18 +102,7 @@ fn apply_pattern_flags(args: &TrainArgs, config: &mut ModelConfig) -> Result<()>
         config.pattern = Some(target);
     }
     if let Some(channels) = args.channels {
-        config.channels = channels;
-        let last = config.update_layers.len() - 1;
-        config.update_layers[last] = channels;
-        // A narrower output needs halving layers before it, so each can read all inputs.
-        while config.update_layers.len() >= 2
-            && config.update_layers[config.update_layers.len() - 2] > 2 * channels
-        {
-            let before = config.update_layers[config.update_layers.len() - 2];
-            config
-                .update_layers
-                .insert(config.update_layers.len() - 1, before.div_ceil(2));
-        }
+        set_channels(config, channels).context("--channels")?;
     }
     if config.channels < config.target_channels.len() {
         bail!(
@@ -117,27 +113,16 @@ fn apply_pattern_flags(args: &TrainArgs, config: &mut ModelConfig) -> Result<()>
     Ok(())
 }
 
-pub fn run(args: TrainArgs) -> Result<()> {
+/// The preset with the flags applied, checked.
+fn configure(args: &TrainArgs) -> Result<(ModelConfig, TrainSettings)> {
     let (mut config, mut settings) = preset(args.task, args.small);
-    if let Some(seed) = args.seed {
-        settings.seed = seed;
-    }
-    if let Some(epochs) = args.epochs {
-        settings.epochs = epochs;
-    }
-    if let Some(batch) = args.batch {
-        settings.batch = batch;
-    }
-    if let Some(lr) = args.lr {
-        settings.learning_rate = lr;
-    }
-    if let Some(steps) = args.steps {
-        config.steps = steps;
-    }
-    if let Some(periodic) = args.periodic {
-        config.periodic = periodic;
-    }
-    apply_pattern_flags(&args, &mut config)?;
+    settings.seed = args.seed.unwrap_or(settings.seed);
+    settings.epochs = args.epochs.unwrap_or(settings.epochs);
+    settings.batch = args.batch.unwrap_or(settings.batch);
+    settings.learning_rate = args.lr.unwrap_or(settings.learning_rate);
+    config.steps = args.steps.unwrap_or(config.steps);
+    config.periodic = args.periodic.unwrap_or(config.periodic);
+    apply_pattern_flags(args, &mut config)?;
     if settings.epochs == 0 {
         bail!("--epochs must be at least 1");
     }
@@ -150,42 +135,91 @@ pub fn run(args: TrainArgs) -> Result<()> {
             settings.learning_rate
         );
     }
-    let interval = args.log_interval.unwrap_or((settings.epochs / 10).max(1));
-    if interval == 0 {
+    if args.log_interval == Some(0) {
         bail!("--log-interval must be at least 1");
     }
-    let run_name = format!(
-        "{}{}-seed{}",
-        args.task.name(),
-        if args.small { "-small" } else { "" },
-        settings.seed
-    );
-    let model_path = args
-        .save
-        .unwrap_or_else(|| PathBuf::from("runs").join(run_name).join("model.json"));
-    let log_path = args
-        .log
-        .unwrap_or_else(|| model_path.with_file_name("metrics.csv"));
+    Ok((config, settings))
+}
 
+/// Where the model and its log go.
+struct RunPaths {
+    model: PathBuf,
+    log: PathBuf,
+    artefacts: Option<PathBuf>,
+}
+
+impl RunPaths {
+    fn new(args: &TrainArgs, settings: &TrainSettings) -> Self {
+        let small = if args.small { "-small" } else { "" };
+        let run_name = format!("{}{small}-seed{}", args.task.name(), settings.seed);
+        let model = args
+            .save
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("runs").join(run_name).join("model.json"));
+        let log = args
+            .log
+            .clone()
+            .unwrap_or_else(|| model.with_file_name("metrics.csv"));
+        let artefacts = (!args.no_artefacts).then(|| {
+            args.artefacts
+                .clone()
+                .unwrap_or_else(|| model.with_file_name(""))
+        });
+        RunPaths {
+            model,
+            log,
+            artefacts,
+        }
+    }
+}
+
+/// The trainer: parameters from the seed or `--init-params`, batches drawn or from
+/// `--batches`.
+fn start(args: &TrainArgs, config: ModelConfig, settings: TrainSettings) -> Result<Trainer> {
+    let model = match &args.init_params {
+        Some(path) => model_file::load_params(path, &config)?,
+        None => Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed))
+            .context("building the model")?,
+    };
+    let Some(path) = &args.batches else {
+        return Ok(Trainer::new(model, settings));
+    };
+    let c = &model.config;
+    let batches = batch_file::load(path, settings.batch, (c.height, c.width, c.channels))?;
+    if batches.len() < settings.epochs {
+        bail!(
+            "{} holds {} batches, fewer than the {} epochs",
+            path.display(),
+            batches.len(),
+            settings.epochs
+        );
+    }
+    Ok(Trainer::new(model, settings).with_batches(batches)?)
+}
+
+pub fn run(args: TrainArgs) -> Result<()> {
+    let (config, settings) = configure(&args)?;
+    let paths = RunPaths::new(&args, &settings);
+    let interval = args.log_interval.unwrap_or((settings.epochs / 10).max(1));
     let pool = thread_pool(args.threads)?;
     let threads = pool.current_num_threads();
     pool.install(|| {
-        let model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed)).context("building the model")?;
+        let trainer = start(&args, config, settings)?;
+        let (model, s) = (&trainer.model, trainer.settings());
         eprintln!(
-            "Training {} ({} gates, {} per cell step) for {} epochs, batch {}, {} steps, {} threads",
+            "Training {} ({} gates, {} per cell step) for {} epochs, batch {}, {} steps, {threads} threads",
             args.task.name(),
             model.gate_count(),
             model.config.gates_per_cell_step(),
-            settings.epochs,
-            settings.batch,
+            s.epochs,
+            s.batch,
             model.config.steps,
-            threads
         );
-        let mut progress = Progress::new(settings.epochs, interval, &log_path)?;
+        let seed = s.seed;
+        let mut progress = Progress::new(s.epochs, interval, &paths.log)?;
         let mut log_error = None;
         let mut history = Vec::new();
-        let seed = settings.seed;
-        let (trainer, summary, stopped) = train(model, settings, |m| {
+        let (trainer, summary, stopped) = train::run(trainer, |m| {
             history.push(*m);
             if let Err(e) = progress.record(m) {
                 log_error.get_or_insert(e);
@@ -196,33 +230,48 @@ pub fn run(args: TrainArgs) -> Result<()> {
         if let Some(e) = log_error {
             return Err(e);
         }
-        model_file::save(&trainer.model, &model_path)?;
-        if !args.no_artefacts {
-            let dir = args.artefacts.clone().unwrap_or_else(|| model_path.with_file_name(""));
+        model_file::save(&trainer.model, &paths.model)?;
+        if let Some(dir) = &paths.artefacts {
             let title = format!("{} (seed {seed})", args.task.name());
-            let svg = plot::loss_svg(&history, &title).map_err(anyhow::Error::msg)?;
-            output::write_atomically(&dir.join("loss.svg"), svg.as_bytes()).context("writing loss.svg")?;
-            training_gif(&trainer.model, seed, &dir.join("rollout.gif"))?;
+            write_artefacts(&trainer.model, &history, &title, seed, dir)?;
         }
         if let Some(e) = stopped {
-            bail!("{e}; the last good model is saved in {}", model_path.display());
+            bail!("{e}; the last good model is saved in {}", paths.model.display());
         }
-        println!("epochs:       {}", summary.epochs);
-        println!("wall time:    {wall:.2} s ({:.1} ms per epoch)", 1000.0 * wall / summary.epochs as f64);
-        if let Some(last) = summary.last {
-            println!(
-                "final:        soft_loss={:.4}, hard_loss={:.0}, acc={:.2}%",
-                last.metrics.soft_loss,
-                last.metrics.hard_loss,
-                last.metrics.accuracy * 100.0
-            );
-        }
-        match summary.first_perfect_epoch {
-            Some(e) => println!("hard loss 0:  first at epoch {e}"),
-            None => println!("hard loss 0:  not reached"),
-        }
-        println!("model:        {}", model_path.display());
-        println!("log:          {}", log_path.display());
+        print_summary(&summary, wall, &paths);
         Ok(())
     })
+}
+
+/// The loss plot and a rollout GIF of the trained model.
+fn write_artefacts(
+    model: &Model,
+    history: &[EpochMetrics],
+    title: &str,
+    seed: u64,
+    dir: &Path,
+) -> Result<()> {
+    let svg = plot::loss_svg(history, title)?;
+    output::write_atomically(&dir.join("loss.svg"), svg.as_bytes()).context("writing loss.svg")?;
+    training_gif(model, seed, &dir.join("rollout.gif"))
+}
+
+fn print_summary(summary: &TrainSummary, wall: f64, paths: &RunPaths) {
+    let per_epoch = 1000.0 * wall / summary.epochs.max(1) as f64;
+    println!("epochs:       {}", summary.epochs);
+    println!("wall time:    {wall:.2} s ({per_epoch:.1} ms per epoch)");
+    if let Some(last) = summary.last {
+        println!(
+            "final:        soft_loss={:.4}, hard_loss={:.0}, acc={:.2}%",
+            last.metrics.soft_loss,
+            last.metrics.hard_loss,
+            last.metrics.accuracy * 100.0
+        );
+    }
+    match summary.first_perfect_epoch {
+        Some(e) => println!("hard loss 0:  first at epoch {e}"),
+        None => println!("hard loss 0:  not reached"),
+    }
+    println!("model:        {}", paths.model.display());
+    println!("log:          {}", paths.log.display());
 }

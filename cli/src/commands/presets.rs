@@ -1,0 +1,132 @@
+//! `logicars presets`: the hyperparameters each task trains with unless a flag says
+//! otherwise (also shown under `logicars train --help`).
+
+use anyhow::Result;
+use clap::Args;
+use logicars::model::config::{ModelConfig, TrainSettings};
+use logicars::model::task::TaskKind;
+use logicars::tasks::preset;
+
+#[derive(Debug, Args)]
+pub struct PresetsArgs {
+    /// Print JSON (a list of presets) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: &PresetsArgs) -> Result<()> {
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&json())?);
+    } else {
+        print!("{}", table());
+    }
+    Ok(())
+}
+
+/// Every preset, full then small, in [`TaskKind::ALL`] order.
+fn all() -> impl Iterator<Item = (TaskKind, bool, ModelConfig, TrainSettings)> {
+    TaskKind::ALL.into_iter().flat_map(|task| {
+        [false, true].map(|small| {
+            let (config, settings) = preset(task, small);
+            (task, small, config, settings)
+        })
+    })
+}
+
+/// The presets as an aligned text table.
+pub fn table() -> String {
+    let header = [
+        "task", "size", "grid", "C", "steps", "fire", "K", "perceive", "update", "epochs", "batch",
+        "lr", "seed",
+    ];
+    let rows: Vec<[String; 13]> = all()
+        .map(|(task, small, c, s)| {
+            let border = if c.periodic { "wrap" } else { "zero" };
+            [
+                task.name().to_string(),
+                if small { "small" } else { "full" }.to_string(),
+                format!("{}x{} {border}", c.height, c.width),
+                c.channels.to_string(),
+                c.steps.to_string(),
+                c.fire_rate.map_or("-".into(), |p| p.to_string()),
+                c.kernels.to_string(),
+                layers(&c.perception_layers),
+                layers(&c.update_layers),
+                s.epochs.to_string(),
+                s.batch.to_string(),
+                s.learning_rate.to_string(),
+                s.seed.to_string(),
+            ]
+        })
+        .collect();
+    let width = |i: usize| {
+        rows.iter()
+            .map(|r| r[i].len())
+            .max()
+            .unwrap_or(0)
+            .max(header[i].len())
+    };
+    let line = |cells: &[&str]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, cell)| format!("{cell:<w$}", w = width(i)))
+            .collect();
+        padded.join("  ").trim_end().to_string() + "\n"
+    };
+    let mut out = line(&header);
+    for row in &rows {
+        out += &line(&row.each_ref().map(String::as_str));
+    }
+    out
+}
+
+/// Layer widths with runs folded, e.g. `256x10,128,64`.
+fn layers(widths: &[usize]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < widths.len() {
+        let run = widths[i..].iter().take_while(|&&w| w == widths[i]).count();
+        parts.push(if run > 1 {
+            format!("{}x{run}", widths[i])
+        } else {
+            widths[i].to_string()
+        });
+        i += run;
+    }
+    parts.join(",")
+}
+
+fn json() -> serde_json::Value {
+    let presets: Vec<_> = all()
+        .map(|(task, small, mut config, s)| {
+            // The built-in target image is data, not a hyperparameter.
+            let target = config
+                .pattern
+                .take()
+                .map(|p| format!("{}x{}", p.height, p.width));
+            serde_json::json!({
+                "task": task.name(),
+                "small": small,
+                "config": config,
+                "target": target,
+                "epochs": s.epochs,
+                "batch": s.batch,
+                "learning_rate": s.learning_rate,
+                "seed": s.seed,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(presets)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_of_equal_widths_are_folded() {
+        assert_eq!(layers(&[256, 256, 256, 128, 8, 8]), "256x3,128,8x2");
+        assert_eq!(layers(&[8, 4, 2]), "8,4,2");
+    }
+}
