@@ -65,7 +65,7 @@ fn hard_rollout(c: &mut Criterion) {
     let (config, settings) = preset(TaskKind::Checkerboard, false);
     let model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed)).unwrap();
     let circuit = Circuit::compile(&model);
-    let truth = hard_truth(&model.logits);
+    let truth = hard_truth(model.config.parametrization, &model.logits);
     let pool = pool(2);
     let mut group = c.benchmark_group("hard_rollout");
     for (name, batch, size, steps) in [

@@ -179,3 +179,18 @@ pub struct PlotError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("netlist JSON: {0}")]
 pub struct NetlistError(pub String);
+
+/// A `key=value` change to a preset that cannot be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OverrideError {
+    #[error("'{text}': expected key=value, e.g. lr=0.1")]
+    Syntax { text: String },
+    #[error("unknown key '{key}' (one of {keys})")]
+    Key { key: String, keys: String },
+    #[error("{key}={value}: expected {expected}")]
+    Value {
+        key: String,
+        value: String,
+        expected: &'static str,
+    },
+}

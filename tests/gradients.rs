@@ -5,6 +5,7 @@ use logicars::automaton::masks::FireMasks;
 use logicars::automaton::soft::ActivationMemory;
 use logicars::model::config::ModelConfig;
 use logicars::model::network::Model;
+use logicars::model::parametrization::Parametrization;
 use logicars::model::task::TaskKind;
 use logicars::train::loss_and_gradient;
 use rand::{RngExt, SeedableRng};
@@ -25,6 +26,7 @@ fn tiny_config(steps: usize, fire_rate: Option<f32>, periodic: bool) -> ModelCon
         perception_layers: vec![8, 4, 2],
         update_layers: vec![8, 4, 2],
         target_channels: vec![0, 1],
+        parametrization: Parametrization::Softmax,
         pattern: None,
     }
 }
@@ -91,6 +93,16 @@ fn check(
 #[test]
 fn synchronous_rollout_gradient_matches_finite_differences() {
     let (model, init, target) = tiny_case(tiny_config(3, None, false), 11);
+    check(model, init, target, None, ActivationMemory::Recompute);
+}
+
+#[test]
+fn input_wise_rollout_gradient_matches_finite_differences() {
+    let config = ModelConfig {
+        parametrization: Parametrization::InputWise,
+        ..tiny_config(3, None, true)
+    };
+    let (model, init, target) = tiny_case(config, 15);
     check(model, init, target, None, ActivationMemory::Recompute);
 }
 

@@ -10,6 +10,7 @@ use logicars::kernels::soft::TILE;
 use logicars::model::circuit::Circuit;
 use logicars::model::config::ModelConfig;
 use logicars::model::network::Model;
+use logicars::model::parametrization::Parametrization;
 use logicars::model::task::TaskKind;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -27,6 +28,7 @@ fn run(periodic: bool, fire_rate: Option<f32>, seed: u64) {
         perception_layers: vec![8, 4, 2],
         update_layers: vec![16, 12, 8, 4, 3],
         target_channels: vec![0],
+        parametrization: Parametrization::Softmax,
         pattern: None,
     };
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -51,13 +53,18 @@ fn run(periodic: bool, fire_rate: Option<f32>, seed: u64) {
     soft.set_initial(&init);
     soft.forward(
         &circuit,
-        &SoftParams::from_logits(&model.logits).coefs,
+        &SoftParams::from_logits(model.config.parametrization, &model.logits).coefs,
         masks.as_ref(),
     );
 
     let mut hard = HardRollout::new(batch, 9, 11, periodic, &circuit);
     hard.set_state(&init);
-    hard.run(&circuit, &hard_truth(&model.logits), masks.as_ref(), 5);
+    hard.run(
+        &circuit,
+        &hard_truth(model.config.parametrization, &model.logits),
+        masks.as_ref(),
+        5,
+    );
 
     let mut ones = 0;
     for lane in 0..batch * 99 {

@@ -109,7 +109,7 @@ pub fn hard_frames(
 ) -> Vec<Grids> {
     let config = &model.config;
     let circuit = Circuit::compile(model);
-    let truth = hard_truth(&model.logits);
+    let truth = hard_truth(model.config.parametrization, &model.logits);
     let mut rollout = HardRollout::new(
         init.batch,
         init.height,

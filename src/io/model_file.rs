@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ModelFileError;
-use crate::model::config::{ModelConfig, PATCH};
+use crate::model::config::{ModelConfig, TrainSettings, PATCH};
 use crate::model::gates::NUM_OPS;
 use crate::model::network::{Layer, Model};
 use crate::model::wiring::Wires;
@@ -23,6 +23,9 @@ struct ModelFile {
     format: String,
     version: u32,
     config: ModelConfig,
+    /// How the model was trained (recipe, epochs, seed...), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    training: Option<TrainSettings>,
     perceive: Vec<PerceiveLayer>,
     update: Vec<UpdateLayer>,
 }
@@ -35,7 +38,8 @@ struct ParamsFile {
     update: Vec<UpdateLayer>,
 }
 
-/// Wires shared by all kernels; logits `[kernel][gate][16]`.
+/// Wires shared by all kernels; logits `[kernel][gate][p]`, p = 16 (softmax) or 4
+/// (input-wise).
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PerceiveLayer {
@@ -44,7 +48,7 @@ struct PerceiveLayer {
     logits: Vec<Vec<Vec<f32>>>,
 }
 
-/// Logits `[gate][16]`.
+/// Logits `[gate][p]`.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct UpdateLayer {
@@ -55,11 +59,20 @@ struct UpdateLayer {
 
 /// Writes `model` to `path` atomically (creating parent folders).
 pub fn save(model: &Model, path: &Path) -> Result<(), ModelFileError> {
+    save_trained(model, None, path)
+}
+
+/// Writes `model` and how it was trained to `path`, as [`save`].
+pub fn save_trained(
+    model: &Model,
+    training: Option<&TrainSettings>,
+    path: &Path,
+) -> Result<(), ModelFileError> {
     let write_err = |source| ModelFileError::Write {
         path: path.to_path_buf(),
         source,
     };
-    let json = serde_json::to_vec(&to_file(model)).map_err(|e| write_err(e.into()))?;
+    let json = serde_json::to_vec(&to_file(model, training)).map_err(|e| write_err(e.into()))?;
     crate::io::atomic::write_atomically(path, &json).map_err(write_err)?;
     Ok(())
 }
@@ -103,6 +116,7 @@ pub fn params_from_json(text: &str, config: &ModelConfig) -> Result<Model, (Stri
         format: FORMAT.into(),
         version: VERSION,
         config: config.clone(),
+        training: None,
         perceive: params.perceive,
         update: params.update,
     })
@@ -122,8 +136,9 @@ fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Invalid> {
     })
 }
 
-fn to_file(model: &Model) -> ModelFile {
+fn to_file(model: &Model, training: Option<&TrainSettings>) -> ModelFile {
     let kernels = model.config.kernels;
+    let used = model.config.parametrization.params_per_gate();
     let perceive = model
         .perceive
         .iter()
@@ -135,7 +150,7 @@ fn to_file(model: &Model) -> ModelFile {
                     let first = layer.first_gate + k * layer.width();
                     model.logits[first..first + layer.width()]
                         .iter()
-                        .map(|l| l.to_vec())
+                        .map(|l| l[..used].to_vec())
                         .collect()
                 })
                 .collect(),
@@ -149,7 +164,7 @@ fn to_file(model: &Model) -> ModelFile {
             b: layer.wires.b.clone(),
             logits: model.logits[layer.first_gate..layer.first_gate + layer.width()]
                 .iter()
-                .map(|l| l.to_vec())
+                .map(|l| l[..used].to_vec())
                 .collect(),
         })
         .collect();
@@ -157,6 +172,7 @@ fn to_file(model: &Model) -> ModelFile {
         format: FORMAT.into(),
         version: VERSION,
         config: model.config.clone(),
+        training: training.cloned(),
         perceive,
         update,
     }
@@ -168,7 +184,8 @@ fn invalid(path: impl Into<String>, message: impl Into<String>) -> Invalid {
     (path.into(), message.into())
 }
 
-fn from_file(file: ModelFile) -> Result<Model, Invalid> {
+/// The format name and version this build reads.
+fn check_header(file: &ModelFile) -> Result<(), Invalid> {
     if file.format != FORMAT {
         return Err(invalid(
             "format",
@@ -184,6 +201,11 @@ fn from_file(file: ModelFile) -> Result<Model, Invalid> {
             ),
         ));
     }
+    Ok(())
+}
+
+fn from_file(file: ModelFile) -> Result<Model, Invalid> {
+    check_header(&file)?;
     let config = file.config;
     config
         .validate()
@@ -195,6 +217,7 @@ fn from_file(file: ModelFile) -> Result<Model, Invalid> {
     )?;
     check_len("update", file.update.len(), config.update_layers.len())?;
 
+    let used = config.parametrization.params_per_gate();
     let mut logits: Vec<[f32; NUM_OPS]> = Vec::with_capacity(config.gate_count());
     let mut perceive = Vec::new();
     let mut inputs = PATCH;
@@ -209,7 +232,12 @@ fn from_file(file: ModelFile) -> Result<Model, Invalid> {
         check_len(&format!("{at}.logits"), layer.logits.len(), config.kernels)?;
         let first_gate = logits.len();
         for (k, kernel) in layer.logits.iter().enumerate() {
-            read_logits(&format!("{at}.logits[{k}]"), kernel, width, &mut logits)?;
+            read_logits(
+                &format!("{at}.logits[{k}]"),
+                kernel,
+                (width, used),
+                &mut logits,
+            )?;
         }
         perceive.push(Layer { wires, first_gate });
         inputs = width;
@@ -220,7 +248,12 @@ fn from_file(file: ModelFile) -> Result<Model, Invalid> {
         let at = format!("update[{l}]");
         let wires = check_wires(&at, &layer.a, &layer.b, width, inputs)?;
         let first_gate = logits.len();
-        read_logits(&format!("{at}.logits"), &layer.logits, width, &mut logits)?;
+        read_logits(
+            &format!("{at}.logits"),
+            &layer.logits,
+            (width, used),
+            &mut logits,
+        )?;
         update.push(Layer { wires, first_gate });
         inputs = width;
     }
@@ -269,21 +302,25 @@ fn check_wires(
     })
 }
 
+/// Reads `width` gates of `used` parameters each (the rest of the 16 stay 0).
 fn read_logits(
     at: &str,
     gates: &[Vec<f32>],
-    width: usize,
+    (width, used): (usize, usize),
     out: &mut Vec<[f32; NUM_OPS]>,
 ) -> Result<(), Invalid> {
     check_len(at, gates.len(), width)?;
     for (g, values) in gates.iter().enumerate() {
         let gate_at = format!("{at}[{g}]");
-        let row: [f32; NUM_OPS] = values.as_slice().try_into().map_err(|_| {
-            invalid(
+        if values.len() != used {
+            let found = values.len();
+            return Err(invalid(
                 &gate_at,
-                format!("expected {NUM_OPS} logits, found {}", values.len()),
-            )
-        })?;
+                format!("expected {used} logits, found {found}"),
+            ));
+        }
+        let mut row = [0.0; NUM_OPS];
+        row[..used].copy_from_slice(values);
         if let Some(i) = row.iter().position(|v| !v.is_finite()) {
             return Err(invalid(
                 format!("{gate_at}[{i}]"),
@@ -303,6 +340,9 @@ mod tests {
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
+    use crate::model::parametrization::Parametrization;
+    use crate::model::recipe::{Recipe, RecipeName};
+
     fn small_model() -> Model {
         let (config, _) = preset(TaskKind::Checkerboard, true);
         let mut rng = ChaCha8Rng::seed_from_u64(4);
@@ -316,12 +356,26 @@ mod tests {
     #[test]
     fn json_round_trip_is_exact() {
         let model = small_model();
-        let json = serde_json::to_string(&to_file(&model)).unwrap();
+        let json = serde_json::to_string(&to_file(&model, None)).unwrap();
+        assert_eq!(from_json(&json).unwrap(), model);
+    }
+
+    #[test]
+    fn input_wise_models_store_four_logits_per_gate() {
+        let (mut config, mut settings) = preset(TaskKind::Checkerboard, true);
+        config.parametrization = Parametrization::InputWise;
+        settings.recipe = Recipe::named(RecipeName::InputWise);
+        let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(5)).unwrap();
+        model.logits[7][2] = -1.25;
+        let file = to_file(&model, Some(&settings));
+        assert_eq!(file.update[0].logits[0].len(), 4);
+        let json = serde_json::to_string(&file).unwrap();
+        assert!(json.contains(r#""recipe":{"name":"input-wise""#), "{json}");
         assert_eq!(from_json(&json).unwrap(), model);
     }
 
     fn error_of(edit: impl Fn(&mut serde_json::Value)) -> (String, String) {
-        let mut value = serde_json::to_value(to_file(&small_model())).unwrap();
+        let mut value = serde_json::to_value(to_file(&small_model(), None)).unwrap();
         edit(&mut value);
         from_json(&value.to_string()).unwrap_err()
     }

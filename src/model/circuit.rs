@@ -101,6 +101,7 @@ impl Circuit {
 mod tests {
     use super::*;
     use crate::model::config::ModelConfig;
+    use crate::model::parametrization::Parametrization;
     use crate::model::task::TaskKind;
     use crate::model::wiring::Wires;
     use rand::SeedableRng;
@@ -123,6 +124,7 @@ mod tests {
             perception_layers: vec![8, 4, 2],
             update_layers: vec![14, 8, 4, 2],
             target_channels: vec![0],
+            parametrization: Parametrization::Softmax,
             pattern: None,
         };
         assert_eq!(config.update_inputs(), 2 + 2 * 2 * 3);

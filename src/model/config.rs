@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
+use crate::model::parametrization::Parametrization;
 use crate::model::pattern::PatternTarget;
+use crate::model::recipe::Recipe;
 use crate::model::task::TaskKind;
 
 /// The most channels a cell may have.
@@ -35,6 +37,9 @@ pub struct ModelConfig {
     pub update_layers: Vec<usize>,
     /// Channels that the loss and the accuracy compare with the target.
     pub target_channels: Vec<usize>,
+    /// How each gate's parameters choose its op (absent in older files: softmax).
+    #[serde(default)]
+    pub parametrization: Parametrization,
     /// The image a `pattern` model grows (absent for other tasks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<PatternTarget>,
@@ -148,12 +153,13 @@ impl ModelConfig {
 }
 
 /// How one training run goes (not saved with the model).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainSettings {
     pub epochs: usize,
     pub batch: usize,
     pub learning_rate: f32,
     pub seed: u64,
+    pub recipe: Recipe,
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ pub const NUM_OPS: usize = 16;
 pub const PASS_A: usize = 3;
 /// Index of the pass-through `B` op.
 pub const PASS_B: usize = 5;
-/// The logit that [`initial_logits`] gives the pass-through op.
+/// The logit a fresh gate gives the pass-through op (the rest are 0).
 pub const PASS_THROUGH_INIT: f32 = 10.0;
 
 /// One Boolean function of two bits.
@@ -105,13 +105,6 @@ pub fn coefficient_table() -> [[f64; 4]; NUM_OPS] {
     std::array::from_fn(|i| OPS[i].coefficients().map(f64::from))
 }
 
-/// Logits of a fresh gate: all zero except the pass-through `A`.
-pub fn initial_logits() -> [f32; NUM_OPS] {
-    let mut logits = [0.0; NUM_OPS];
-    logits[PASS_A] = PASS_THROUGH_INIT;
-    logits
-}
-
 /// Numerically stable softmax over the 16 logits, in f64.
 ///
 /// The probabilities and the coefficients below are computed in f64 and rounded to f32
@@ -164,6 +157,7 @@ pub fn hard_op(logits: &[f32; NUM_OPS]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::parametrization::Parametrization;
 
     /// The soft formulas exactly as `docs/semantics.md` writes them, typed in independently.
     fn reference_soft(i: usize, a: f32, b: f32) -> f32 {
@@ -271,7 +265,8 @@ mod tests {
 
     #[test]
     fn initial_gate_is_almost_pass_through_a() {
-        let probs = softmax(&initial_logits());
+        let init = Parametrization::Softmax.pass_through(PASS_THROUGH_INIT);
+        let probs = softmax(&init);
         let c = soft_coefficients(&probs, &coefficient_table());
         // p_A = e^10 / (e^10 + 15); the rest share what is left.
         let p_a = 10f64.exp() / (10f64.exp() + 15.0);
@@ -280,7 +275,7 @@ mod tests {
         // times, so the other 15 ops (q = (1 - p_A) / 15 each) sum to -(A's 1): c1 = p_A - q.
         let c1 = p_a - (1.0 - p_a) / 15.0;
         assert!((f64::from(c[1]) - c1).abs() < 1e-7, "{} vs {c1}", c[1]);
-        assert_eq!(hard_op(&initial_logits()), PASS_A);
+        assert_eq!(hard_op(&init), PASS_A);
     }
 
     #[test]

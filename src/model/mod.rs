@@ -5,6 +5,8 @@ pub mod circuit;
 pub mod config;
 pub mod gates;
 pub mod network;
+pub mod parametrization;
 pub mod pattern;
+pub mod recipe;
 pub mod task;
 pub mod wiring;

@@ -8,7 +8,7 @@ use rand::Rng;
 
 use crate::error::ConfigError;
 use crate::model::config::{ModelConfig, PATCH};
-use crate::model::gates::{initial_logits, NUM_OPS};
+use crate::model::gates::NUM_OPS;
 use crate::model::wiring::{Wires, WiringScheme};
 
 /// One layer's wires and where its logits start in [`Model::logits`].
@@ -84,16 +84,30 @@ impl Model {
             gates += width;
             inputs = width;
         }
+        let init = config
+            .parametrization
+            .pass_through(config.parametrization.default_pass_through());
         Ok(Model {
+            logits: vec![init; gates],
             config,
             perceive,
             update,
-            logits: vec![initial_logits(); gates],
         })
     }
 
     pub fn gate_count(&self) -> usize {
         self.logits.len()
+    }
+
+    /// Re-initialises every gate to pass its first input through with `strength`.
+    pub fn set_pass_through(&mut self, strength: f32) {
+        let init = self.config.parametrization.pass_through(strength);
+        self.logits.fill(init);
+    }
+
+    /// The hard op of gate `g` (an index into [`crate::model::gates::OPS`]).
+    pub fn hard_op(&self, g: usize) -> usize {
+        self.config.parametrization.hard_op(&self.logits[g])
     }
 
     /// Logits index of gate `g` of kernel `k` in perception layer `l`.

@@ -2,9 +2,11 @@
 //! should reach (targets), and its preset hyperparameters. See `docs/semantics.md`.
 
 mod life;
+pub mod overrides;
 mod presets;
 
 pub use life::life_generation;
+pub use overrides::Override;
 pub use presets::{pattern, preset, set_channels};
 
 use rand::{Rng, RngExt};

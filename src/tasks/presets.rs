@@ -2,7 +2,9 @@
 
 use crate::error::ConfigError;
 use crate::model::config::{ModelConfig, TrainSettings, MAX_CHANNELS};
+use crate::model::parametrization::Parametrization;
 use crate::model::pattern::PatternTarget;
+use crate::model::recipe::Recipe;
 use crate::model::task::TaskKind;
 
 /// The paper's hyperparameters for `kind` (and a default seed); `small` gives a reduced
@@ -116,6 +118,7 @@ fn settings(seed: u64, epochs: usize, batch: usize, learning_rate: f32) -> Train
         batch,
         learning_rate,
         seed,
+        recipe: Recipe::default(),
     }
 }
 
@@ -142,6 +145,7 @@ fn checkerboard(
         perception_layers: vec![8, 4, 2],
         update_layers: update,
         target_channels: vec![0],
+        parametrization: Parametrization::Softmax,
         pattern: None,
     }
 }
@@ -165,6 +169,7 @@ pub fn pattern(
         perception_layers: vec![8, 4, 2, 1],
         update_layers: update,
         target_channels: (0..target.channels()).collect(),
+        parametrization: Parametrization::Softmax,
         pattern: Some(target),
     }
 }
@@ -182,6 +187,7 @@ fn gol(kernels: usize, update: Vec<usize>) -> ModelConfig {
         perception_layers: vec![8, 4, 2, 1],
         update_layers: update,
         target_channels: vec![0],
+        parametrization: Parametrization::Softmax,
         pattern: None,
     }
 }

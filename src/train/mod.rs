@@ -6,4 +6,4 @@ pub mod optimizer;
 pub mod trainer;
 
 pub use objective::{evaluate, loss_and_gradient, Gradient, Metrics, Objective};
-pub use trainer::{run, train, EpochMetrics, TrainError, TrainSummary, Trainer};
+pub use trainer::{fresh_model, run, train, EpochMetrics, TrainError, TrainSummary, Trainer};

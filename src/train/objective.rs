@@ -63,7 +63,7 @@ impl Objective {
         let soft = SoftRollout::new(geometry, &circuit, steps, gates, memory);
         let hard = HardRollout::new(batch, height, width, periodic, &circuit);
         Objective {
-            params: SoftParams::new(gates),
+            params: SoftParams::new(model.config.parametrization, gates),
             final_grads: vec![0.0; soft.final_state().len()],
             coef_grads: vec![[0.0; 4]; gates],
             logit_grads: vec![[0.0; NUM_OPS]; gates],
@@ -102,7 +102,7 @@ impl Objective {
         );
 
         self.hard.set_state(init);
-        let truth = hard_truth(&model.logits);
+        let truth = hard_truth(model.config.parametrization, &model.logits);
         self.hard.run(&self.circuit, &truth, masks, self.steps);
         let (wrong, accuracy) = hard_errors(&self.hard, &config.target_channels, target);
 

@@ -44,6 +44,11 @@ impl AdamW {
         }
     }
 
+    /// The learning rate of the following steps (for schedules).
+    pub fn set_learning_rate(&mut self, rate: f32) {
+        self.config.learning_rate = rate;
+    }
+
     /// One update: clip, moments, bias correction, decoupled decay.
     pub fn step(&mut self, params: &mut [[f32; NUM_OPS]], grads: &[[f32; NUM_OPS]]) {
         let AdamWConfig {

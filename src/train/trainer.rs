@@ -6,7 +6,8 @@ use rand_chacha::ChaCha8Rng;
 use crate::automaton::grid::Grids;
 use crate::automaton::masks::FireMasks;
 use crate::automaton::soft::ActivationMemory;
-use crate::model::config::TrainSettings;
+use crate::error::ConfigError;
+use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::gates::NUM_OPS;
 use crate::model::network::Model;
 use crate::tasks;
@@ -70,6 +71,18 @@ pub struct Trainer {
 }
 
 impl Trainer {
+    /// A fresh model of `config` wired and initialised from the seed, as the recipe says
+    /// (its parametrization replaces the config's), ready to train.
+    pub fn from_seed(
+        mut config: ModelConfig,
+        settings: TrainSettings,
+    ) -> Result<Self, ConfigError> {
+        config.parametrization = settings.recipe.parametrization;
+        let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed))?;
+        model.set_pass_through(settings.recipe.pass_through);
+        Ok(Self::new(model, settings))
+    }
+
     pub fn new(model: Model, settings: TrainSettings) -> Self {
         Self::with_memory(model, settings, ActivationMemory::default())
     }
@@ -80,11 +93,12 @@ impl Trainer {
         let objective = Objective::new(&model, settings.batch, shape, config.steps, memory);
         let mut data_rng = ChaCha8Rng::seed_from_u64(settings.seed);
         data_rng.set_stream(1);
+        let optimizer = AdamWConfig {
+            weight_decay: settings.recipe.weight_decay,
+            ..AdamWConfig::reference(settings.learning_rate)
+        };
         Trainer {
-            optimizer: AdamW::new(
-                AdamWConfig::reference(settings.learning_rate),
-                model.gate_count(),
-            ),
+            optimizer: AdamW::new(optimizer, model.gate_count()),
             previous_logits: model.logits.clone(),
             objective,
             settings,
@@ -162,6 +176,9 @@ impl Trainer {
             return Err(TrainError::NonFinite { epoch, loss });
         }
         self.previous_logits.copy_from_slice(&self.model.logits);
+        let s = &self.settings;
+        let rate = s.recipe.learning_rate(s.learning_rate, epoch, s.epochs);
+        self.optimizer.set_learning_rate(rate);
         self.optimizer
             .step(&mut self.model.logits, self.objective.logit_grads());
         if self.model.logits.iter().flatten().any(|l| !l.is_finite()) {
@@ -170,6 +187,18 @@ impl Trainer {
         }
         Ok(EpochMetrics { epoch, metrics })
     }
+}
+
+/// A model of `config` wired from the seed and initialised as the recipe says (whose
+/// parametrization replaces the config's).
+pub fn fresh_model(
+    mut config: ModelConfig,
+    settings: &TrainSettings,
+) -> Result<Model, ConfigError> {
+    config.parametrization = settings.recipe.parametrization;
+    let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed))?;
+    model.set_pass_through(settings.recipe.pass_through);
+    Ok(model)
 }
 
 /// Trains a fresh [`Trainer`] for `settings.epochs` epochs; see [`run`].

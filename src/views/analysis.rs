@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::model::gates::{hard_op, Op, NUM_OPS, OPS};
+use crate::model::gates::{Op, NUM_OPS, OPS};
 use crate::model::network::Model;
 use crate::views::netlist::Netlist;
 
@@ -51,7 +51,7 @@ fn module_stats(module: &str, ops: impl Iterator<Item = usize>) -> ModuleStats {
 }
 
 pub fn analyze(model: &Model) -> Analysis {
-    let op = |g: usize| hard_op(&model.logits[g]);
+    let op = |g: usize| model.hard_op(g);
     let perception_gates = model
         .perceive
         .iter()

@@ -123,7 +123,7 @@ fn robustness(model: &Model, seed: u64, steps: usize) -> CheckRow {
     let mut state = Grids::random_bits(1, h, w, c.channels, &mut rng);
     let target = tasks::target(c, &state, steps);
     let circuit = Circuit::compile(model);
-    let truth = hard_truth(&model.logits);
+    let truth = hard_truth(model.config.parametrization, &model.logits);
     let mut rollout = HardRollout::new(1, h, w, c.periodic, &circuit);
     let mut total = 0.0;
     let mut counted = 0;

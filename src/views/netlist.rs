@@ -12,7 +12,7 @@ use crate::automaton::hard::HardRollout;
 use crate::kernels::parameters::hard_truth;
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
-use crate::model::gates::{hard_op, Op, OPS};
+use crate::model::gates::{Op, OPS};
 use crate::model::network::Model;
 
 /// Where a gate input or an output comes from.
@@ -66,7 +66,7 @@ impl Netlist {
             .gates
             .iter()
             .map(|g| NetGate {
-                op: hard_op(&model.logits[g.param as usize]) as u8,
+                op: model.hard_op(g.param as usize) as u8,
                 a: signal(g.a),
                 b: signal(g.b),
             })
@@ -237,7 +237,12 @@ pub fn model_hard_step(model: &Model, patches: &[Vec<bool>]) -> Vec<Vec<bool>> {
     let circuit = Circuit::compile(model);
     let mut rollout = HardRollout::new(patches.len(), 3, 3, false, &circuit);
     rollout.set_state(&grids);
-    rollout.step(&circuit, &hard_truth(&model.logits), None, 0);
+    rollout.step(
+        &circuit,
+        &hard_truth(model.config.parametrization, &model.logits),
+        None,
+        0,
+    );
     let state = rollout.state();
     (0..patches.len())
         .map(|b| (0..c).map(|ch| state.get(b, 1, 1, ch) == 1.0).collect())

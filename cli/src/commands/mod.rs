@@ -13,6 +13,8 @@ pub mod train;
 use anyhow::{bail, Context, Result};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, Parser, Subcommand};
+use logicars::model::parametrization::Parametrization;
+use logicars::model::recipe::RecipeName;
 use logicars::model::task::TaskKind;
 use logicars::views::picture::View;
 
@@ -61,6 +63,21 @@ pub fn task_parser() -> impl TypedValueParser<Value = TaskKind> {
     let values = TaskKind::ALL.map(|t| PossibleValue::new(t.name()).help(t.summary()));
     PossibleValuesParser::new(values)
         .map(|name| TaskKind::from_name(&name).expect("clap accepted only task names"))
+}
+
+/// Parses a recipe name; `--help` lists every recipe.
+pub fn recipe_parser() -> impl TypedValueParser<Value = RecipeName> {
+    let values = RecipeName::ALL.map(|r| PossibleValue::new(r.name()).help(r.summary()));
+    PossibleValuesParser::new(values)
+        .map(|name| RecipeName::from_name(&name).expect("clap accepted only recipe names"))
+}
+
+/// Parses a parametrization name.
+pub fn parametrization_parser() -> impl TypedValueParser<Value = Parametrization> {
+    let values = Parametrization::ALL.map(|p| PossibleValue::new(p.name()));
+    PossibleValuesParser::new(values).map(|name| {
+        Parametrization::from_name(&name).expect("clap accepted only parametrization names")
+    })
 }
 
 /// Parses a view name into the library's [`View`]; `--help` lists every view.

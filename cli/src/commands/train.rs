@@ -7,16 +7,16 @@ use clap::Args;
 use logicars::io::{atomic as output, batch_file, model_file, pattern_image};
 use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::network::Model;
+use logicars::model::parametrization::Parametrization;
+use logicars::model::recipe::RecipeName;
 use logicars::model::task::TaskKind;
-use logicars::tasks::{preset, set_channels};
+use logicars::tasks::{preset, set_channels, Override};
 use logicars::train::{self, EpochMetrics, TrainSummary, Trainer};
 use logicars::views::plot;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 
 use super::progress::Progress;
 use super::render::training_gif;
-use super::{task_parser, thread_pool};
+use super::{parametrization_parser, recipe_parser, task_parser, thread_pool};
 
 #[derive(Debug, Args)]
 pub struct TrainArgs {
@@ -73,6 +73,27 @@ pub struct TrainArgs {
     /// pattern: bits per cell [default: the preset's].
     #[arg(long)]
     pub channels: Option<usize>,
+    /// The training recipe [default: paper]; the flags below change single fields of it.
+    #[arg(long, value_parser = recipe_parser())]
+    pub recipe: Option<RecipeName>,
+    /// How gates are parametrized: softmax (16 op logits) or input-wise (4 corner logits)
+    /// [default: the recipe's].
+    #[arg(long, value_parser = parametrization_parser())]
+    pub parametrization: Option<Parametrization>,
+    /// Pass-through strength of fresh gates [default: the parametrization's: 10 for
+    /// softmax, 3 for input-wise].
+    #[arg(long)]
+    pub pass_through: Option<f32>,
+    /// AdamW's decoupled weight decay [default: the recipe's, 0.01].
+    #[arg(long)]
+    pub weight_decay: Option<f32>,
+    /// Epochs of linear learning-rate warm-up [default: the recipe's, 0].
+    #[arg(long)]
+    pub warmup: Option<usize>,
+    /// Decay the learning rate to a tenth along a half cosine, true or false
+    /// [default: the recipe's, false].
+    #[arg(long)]
+    pub cosine: Option<bool>,
     /// Start from these parameters (wires and logits of each layer, as in a model file)
     /// instead of drawing them from the seed, e.g. to replay another implementation's run.
     #[arg(long, value_name = "FILE")]
@@ -113,15 +134,33 @@ fn apply_pattern_flags(args: &TrainArgs, config: &mut ModelConfig) -> Result<()>
     Ok(())
 }
 
+/// The flags that change a preset, in the order they apply (recipe before its fields).
+fn overrides(args: &TrainArgs) -> Vec<Override> {
+    [
+        args.epochs.map(Override::Epochs),
+        args.batch.map(Override::Batch),
+        args.lr.map(Override::LearningRate),
+        args.steps.map(Override::Steps),
+        args.periodic.map(Override::Periodic),
+        args.recipe.map(Override::Recipe),
+        args.parametrization.map(Override::Parametrization),
+        args.pass_through.map(Override::PassThrough),
+        args.weight_decay.map(Override::WeightDecay),
+        args.warmup.map(Override::Warmup),
+        args.cosine.map(Override::Cosine),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// The preset with the flags applied, checked.
 fn configure(args: &TrainArgs) -> Result<(ModelConfig, TrainSettings)> {
     let (mut config, mut settings) = preset(args.task, args.small);
     settings.seed = args.seed.unwrap_or(settings.seed);
-    settings.epochs = args.epochs.unwrap_or(settings.epochs);
-    settings.batch = args.batch.unwrap_or(settings.batch);
-    settings.learning_rate = args.lr.unwrap_or(settings.learning_rate);
-    config.steps = args.steps.unwrap_or(config.steps);
-    config.periodic = args.periodic.unwrap_or(config.periodic);
+    for change in overrides(args) {
+        change.apply(&mut config, &mut settings);
+    }
     apply_pattern_flags(args, &mut config)?;
     if settings.epochs == 0 {
         bail!("--epochs must be at least 1");
@@ -178,8 +217,7 @@ impl RunPaths {
 fn start(args: &TrainArgs, config: ModelConfig, settings: TrainSettings) -> Result<Trainer> {
     let model = match &args.init_params {
         Some(path) => model_file::load_params(path, &config)?,
-        None => Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed))
-            .context("building the model")?,
+        None => train::fresh_model(config, &settings).context("building the model")?,
     };
     let Some(path) = &args.batches else {
         return Ok(Trainer::new(model, settings));
@@ -230,7 +268,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         if let Some(e) = log_error {
             return Err(e);
         }
-        model_file::save(&trainer.model, &paths.model)?;
+        model_file::save_trained(&trainer.model, Some(trainer.settings()), &paths.model)?;
         if let Some(dir) = &paths.artefacts {
             let title = format!("{} (seed {seed})", args.task.name());
             write_artefacts(&trainer.model, &history, &title, seed, dir)?;

@@ -1,0 +1,231 @@
+//! How a gate's parameters choose its function, softly while training and hard after.
+//!
+//! Two parametrizations share the kernels, which only see each gate's four coefficients
+//! `c0 + c1 a + c2 b + c3 ab`:
+//! - `softmax` (the paper's): 16 logits, one per op; the soft gate is the softmax-weighted
+//!   mix of the ops, the hard gate the argmax op.
+//! - `input-wise`: 4 logits, one per input pair (a, b) = 00, 01, 10, 11; the soft gate
+//!   outputs `t_ab = sigmoid(z_ab)` at each corner and interpolates between them, the hard
+//!   gate is the truth table `z_ab > 0`. Every gradient reaches every parameter through
+//!   one sigmoid, with no competition between 16 ops.
+//!
+//! Parameters are stored as 16 numbers per gate either way; input-wise uses the first 4.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::gates::{
+    coefficient_table, hard_op as argmax_op, logit_gradient, soft_coefficients, softmax, NUM_OPS,
+    OPS, PASS_A, PASS_THROUGH_INIT,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Parametrization {
+    /// 16 logits per gate, softmax over the ops (the paper's).
+    #[default]
+    Softmax,
+    /// 4 logits per gate, a sigmoid per input pair.
+    InputWise,
+}
+
+/// Index of `t_ab` in an input-wise gate's parameters: `2a + b`.
+const fn corner(a: usize, b: usize) -> usize {
+    2 * a + b
+}
+
+impl Parametrization {
+    pub const ALL: [Parametrization; 2] = [Parametrization::Softmax, Parametrization::InputWise];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Parametrization::Softmax => "softmax",
+            Parametrization::InputWise => "input-wise",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Parameters a gate uses (of the 16 stored).
+    pub fn params_per_gate(self) -> usize {
+        match self {
+            Parametrization::Softmax => NUM_OPS,
+            Parametrization::InputWise => 4,
+        }
+    }
+
+    /// The pass-through strength of the paper's initialisation for this parametrization.
+    pub fn default_pass_through(self) -> f32 {
+        match self {
+            Parametrization::Softmax => PASS_THROUGH_INIT,
+            Parametrization::InputWise => 3.0,
+        }
+    }
+
+    /// A fresh gate that passes its first input through, with `strength`: the `A` op's
+    /// logit (softmax), or `±strength` on each corner of `A`'s truth table (input-wise).
+    pub fn pass_through(self, strength: f32) -> [f32; NUM_OPS] {
+        let mut params = [0.0; NUM_OPS];
+        match self {
+            Parametrization::Softmax => params[PASS_A] = strength,
+            Parametrization::InputWise => {
+                for a in 0..2 {
+                    for b in 0..2 {
+                        let on = OPS[PASS_A].truth[corner(a, b)];
+                        params[corner(a, b)] = if on { strength } else { -strength };
+                    }
+                }
+            }
+        }
+        params
+    }
+
+    /// The hard op: the argmax logit (first on ties), or the op whose truth table is
+    /// `z_ab > 0`.
+    pub fn hard_op(self, params: &[f32; NUM_OPS]) -> usize {
+        match self {
+            Parametrization::Softmax => argmax_op(params),
+            Parametrization::InputWise => {
+                let truth: [bool; 4] = std::array::from_fn(|i| params[i] > 0.0);
+                OPS.iter()
+                    .position(|op| op.truth == truth)
+                    .expect("the 16 ops are every truth table")
+            }
+        }
+    }
+}
+
+/// A gate's soft state between the parameters and the coefficients, kept for the
+/// backward pass: the 16 op probabilities (softmax) or the 4 corner outputs (input-wise).
+pub type SoftState = [f64; NUM_OPS];
+
+/// Computes one gate's soft state and coefficients (in f64, rounded to f32 once).
+pub struct Relaxation {
+    parametrization: Parametrization,
+    table: [[f64; 4]; NUM_OPS],
+}
+
+impl Relaxation {
+    pub fn new(parametrization: Parametrization) -> Self {
+        Relaxation {
+            parametrization,
+            table: coefficient_table(),
+        }
+    }
+
+    /// The soft state and the coefficients of a gate with `params`.
+    pub fn coefficients(&self, params: &[f32; NUM_OPS]) -> (SoftState, [f32; 4]) {
+        match self.parametrization {
+            Parametrization::Softmax => {
+                let probs = softmax(params);
+                (probs, soft_coefficients(&probs, &self.table))
+            }
+            Parametrization::InputWise => {
+                let mut state = [0.0; NUM_OPS];
+                for i in 0..4 {
+                    state[i] = 1.0 / (1.0 + (-f64::from(params[i])).exp());
+                }
+                let t = |a, b| state[corner(a, b)];
+                let c = [
+                    t(0, 0),
+                    t(1, 0) - t(0, 0),
+                    t(0, 1) - t(0, 0),
+                    t(1, 1) - t(1, 0) - t(0, 1) + t(0, 0),
+                ];
+                (state, c.map(|v| v as f32))
+            }
+        }
+    }
+
+    /// Maps a gradient on the four coefficients back to the parameters.
+    pub fn gradient(&self, state: &SoftState, coef_grad: &[f64; 4]) -> [f32; NUM_OPS] {
+        match self.parametrization {
+            Parametrization::Softmax => logit_gradient(state, coef_grad, &self.table),
+            Parametrization::InputWise => {
+                let [d0, d1, d2, d3] = *coef_grad;
+                // dL/dt_ab from c0 = t00, c1 = t10 - t00, c2 = t01 - t00,
+                // c3 = t11 - t10 - t01 + t00.
+                let mut dt = [0.0; 4];
+                dt[corner(0, 0)] = d0 - d1 - d2 + d3;
+                dt[corner(0, 1)] = d2 - d3;
+                dt[corner(1, 0)] = d1 - d3;
+                dt[corner(1, 1)] = d3;
+                let mut out = [0.0; NUM_OPS];
+                for i in 0..4 {
+                    out[i] = (dt[i] * state[i] * (1.0 - state[i])) as f32;
+                }
+                out
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::gates::PASS_A;
+
+    #[test]
+    fn input_wise_hard_op_is_the_thresholded_truth_table() {
+        let p = Parametrization::InputWise;
+        for (i, op) in OPS.iter().enumerate() {
+            let mut params = [0.0; NUM_OPS];
+            for (c, &on) in op.truth.iter().enumerate() {
+                params[c] = if on { 0.5 } else { -0.5 };
+            }
+            assert_eq!(p.hard_op(&params), i, "{}", op.name);
+        }
+        assert_eq!(p.hard_op(&p.pass_through(3.0)), PASS_A);
+        let softmax = Parametrization::Softmax;
+        assert_eq!(softmax.hard_op(&softmax.pass_through(10.0)), PASS_A);
+    }
+
+    #[test]
+    fn saturated_input_wise_gates_compute_their_op() {
+        let relax = Relaxation::new(Parametrization::InputWise);
+        for op in &OPS {
+            let mut params = [0.0; NUM_OPS];
+            for (c, &on) in op.truth.iter().enumerate() {
+                params[c] = if on { 40.0 } else { -40.0 };
+            }
+            let (_, c) = relax.coefficients(&params);
+            let close = c
+                .iter()
+                .zip(op.coefficients())
+                .all(|(x, y)| (x - y).abs() < 1e-6);
+            assert!(close, "{}: {c:?}", op.name);
+        }
+    }
+
+    #[test]
+    fn input_wise_gradient_matches_finite_differences() {
+        let relax = Relaxation::new(Parametrization::InputWise);
+        let params: [f32; NUM_OPS] =
+            std::array::from_fn(|i| if i < 4 { [0.3, -1.2, 0.8, 2.0][i] } else { 0.0 });
+        let dc = [0.7, -0.4, 1.1, 0.25];
+        // A loss linear in the coefficients: L = dc . c.
+        let loss = |p: &[f32; NUM_OPS]| -> f64 {
+            let (_, c) = relax.coefficients(p);
+            c.iter().zip(&dc).map(|(&c, d)| f64::from(c) * d).sum()
+        };
+        let (state, _) = relax.coefficients(&params);
+        let grad = relax.gradient(&state, &dc);
+        for i in 0..4 {
+            let h = 1e-2;
+            let (mut up, mut down) = (params, params);
+            up[i] += h;
+            down[i] -= h;
+            let numeric = (loss(&up) - loss(&down)) / (2.0 * f64::from(h));
+            assert!(
+                (numeric - f64::from(grad[i])).abs() < 1e-4,
+                "param {i}: numeric {numeric}, analytic {}",
+                grad[i]
+            );
+        }
+        assert!(
+            grad[4..].iter().all(|&g| g == 0.0),
+            "unused parameters stay at 0"
+        );
+    }
+}

@@ -1,0 +1,129 @@
+//! How a model is trained beyond its task's hyperparameters: the gate parametrization,
+//! the initialisation and the optimizer's schedule. Recorded in the model file.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::parametrization::Parametrization;
+
+/// The named recipes; flags can change any field afterwards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecipeName {
+    /// The paper's notebook exactly: softmax gates, pass-through logit 10, AdamW with
+    /// weight decay 0.01, constant learning rate.
+    Paper,
+    /// Input-wise gates (a sigmoid per input pair), measured to converge from most seeds
+    /// (`docs/recipes.md`).
+    InputWise,
+}
+
+impl RecipeName {
+    pub const ALL: [RecipeName; 2] = [RecipeName::Paper, RecipeName::InputWise];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RecipeName::Paper => "paper",
+            RecipeName::InputWise => "input-wise",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    pub fn summary(self) -> &'static str {
+        match self {
+            RecipeName::Paper => "the paper's notebook exactly (softmax over 16 ops per gate)",
+            RecipeName::InputWise => "input-wise gates: a sigmoid per input pair, 4 per gate",
+        }
+    }
+}
+
+/// A recipe's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recipe {
+    /// The recipe these settings started from.
+    pub name: RecipeName,
+    pub parametrization: Parametrization,
+    /// How strongly a fresh gate passes its first input through
+    /// ([`Parametrization::pass_through`]).
+    pub pass_through: f32,
+    /// AdamW's decoupled weight decay.
+    pub weight_decay: f32,
+    /// Epochs over which the learning rate rises linearly to its value (0: none).
+    pub warmup: usize,
+    /// Decay the learning rate to a tenth along a half cosine over the run.
+    pub cosine: bool,
+}
+
+impl Recipe {
+    pub fn named(name: RecipeName) -> Self {
+        let paper = Recipe {
+            name,
+            parametrization: Parametrization::Softmax,
+            pass_through: Parametrization::Softmax.default_pass_through(),
+            weight_decay: 0.01,
+            warmup: 0,
+            cosine: false,
+        };
+        match name {
+            RecipeName::Paper => paper,
+            RecipeName::InputWise => Recipe {
+                parametrization: Parametrization::InputWise,
+                pass_through: Parametrization::InputWise.default_pass_through(),
+                ..paper
+            },
+        }
+    }
+
+    /// The learning rate of `epoch` (1-based) of `epochs`, for a base rate `lr`.
+    pub fn learning_rate(&self, lr: f32, epoch: usize, epochs: usize) -> f32 {
+        let mut rate = lr;
+        if epoch <= self.warmup {
+            rate *= epoch as f32 / (self.warmup + 1) as f32;
+        }
+        if self.cosine && epochs > 1 {
+            let progress = (epoch - 1) as f32 / (epochs - 1) as f32;
+            let floor = 0.1;
+            rate *= floor + (1.0 - floor) * 0.5 * (1.0 + (std::f32::consts::PI * progress).cos());
+        }
+        rate
+    }
+}
+
+impl Default for Recipe {
+    fn default() -> Self {
+        Recipe::named(RecipeName::Paper)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_papers_schedule_is_constant() {
+        let paper = Recipe::named(RecipeName::Paper);
+        for epoch in [1, 2, 250, 500] {
+            assert_eq!(paper.learning_rate(0.05, epoch, 500), 0.05);
+        }
+    }
+
+    #[test]
+    fn warmup_rises_and_cosine_falls_to_a_tenth() {
+        let recipe = Recipe {
+            warmup: 3,
+            cosine: true,
+            ..Recipe::named(RecipeName::Paper)
+        };
+        let rates: Vec<f32> = (1..=101)
+            .map(|e| recipe.learning_rate(1.0, e, 101))
+            .collect();
+        assert!((rates[0] - 0.25).abs() < 1e-6, "{}", rates[0]);
+        assert!((rates[2] - 0.75 * recipe.learning_rate(1.0, 4, 101)).abs() < 0.01);
+        assert!((rates[50] - 0.55).abs() < 1e-6, "half way: {}", rates[50]);
+        assert!((rates[100] - 0.1).abs() < 1e-6, "end: {}", rates[100]);
+        assert!(rates[3..].windows(2).all(|w| w[1] <= w[0]));
+    }
+}
