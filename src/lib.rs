@@ -13,8 +13,9 @@
 //! 5. [`tasks`]: the paper's experiments: initial states, targets, presets.
 //! 6. [`train`]: the objective (rollout, loss, gradient), the optimizer and the epoch
 //!    loop; evaluation uses the same objective.
-//! 7. [`io`]: model, grid and image files, and atomic output.
-//! 8. [`views`]: pictures, plots, netlists and their exports, analysis, the paper's checks.
+//! 7. [`sweep`]: many runs over seeds and settings, success rates and medians.
+//! 8. [`io`]: model, grid and image files, and atomic output.
+//! 9. [`views`]: pictures, plots, netlists and their exports, analysis, the paper's checks.
 //!
 //! The semantics these modules implement are written down in `docs/semantics.md`.
 
@@ -26,6 +27,7 @@ pub mod error;
 pub mod io;
 pub mod kernels;
 pub mod model;
+pub mod sweep;
 pub mod tasks;
 pub mod train;
 pub mod views;

@@ -20,6 +20,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => commands::analyze::run(args),
         Command::Export(args) => commands::export::run(args),
         Command::Check(args) => commands::check::run(args),
+        Command::Sweep(args) => commands::sweep::run(args),
         Command::Presets(args) => commands::presets::run(&args),
         Command::Completions(args) => {
             commands::completions::run(&args);

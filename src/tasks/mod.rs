@@ -25,15 +25,35 @@ pub fn training_init(config: &ModelConfig, batch: usize, rng: &mut impl Rng) -> 
         TaskKind::Gol => {
             let mut grids = Grids::zeros(batch, h, w, c);
             for b in 0..batch {
-                let board: u32 = rng.random_range(0..512);
-                for cell in 0..(h * w).min(9) {
-                    let bit = (board >> cell) & 1;
-                    grids.set(b, cell / w, cell % w, 0, bit as f32);
-                }
+                set_board(&mut grids, b, rng.random_range(0..512));
             }
             grids
         }
         TaskKind::Pattern => seeded_centre(batch, h, w, c),
+    }
+}
+
+/// Every initial state of the task's grid when there are few enough to try them all:
+/// Game of Life's 512 boards on its 3x3 grid; `None` for other tasks.
+pub fn exhaustive_init(config: &ModelConfig) -> Option<Grids> {
+    let (h, w, c) = (config.height, config.width, config.channels);
+    if config.task != TaskKind::Gol || h * w != 9 {
+        return None;
+    }
+    let mut grids = Grids::zeros(512, h, w, c);
+    for board in 0..512 {
+        set_board(&mut grids, board, board as u32);
+    }
+    Some(grids)
+}
+
+/// Writes the 9 bits of `board` (bit `i` = cell `i` in row-major order) into channel 0
+/// of grid `b`'s first 9 cells.
+fn set_board(grids: &mut Grids, b: usize, board: u32) {
+    let w = grids.width;
+    for cell in 0..(grids.height * w).min(9) {
+        let bit = (board >> cell) & 1;
+        grids.set(b, cell / w, cell % w, 0, bit as f32);
     }
 }
 

@@ -4,6 +4,7 @@ use plotters::prelude::*;
 
 use crate::error::PlotError;
 
+use crate::sweep::Outcome;
 use crate::train::EpochMetrics;
 
 /// Losses of 0 are drawn at this floor, since a log scale has no zero.
@@ -116,6 +117,72 @@ fn draw_histogram(svg: &mut String, counts: &[(String, usize)], title: &str) -> 
         );
         bar.set_margin(4, 4, 0, 0);
         bar
+    }))?;
+    root.present()?;
+    Ok(())
+}
+
+/// Epochs to a solved circuit, one row of dots per setting; unsolved runs are crosses
+/// at the right edge, past the planned `epochs`.
+pub fn sweep_svg(
+    outcomes: &[Outcome],
+    labels: &[String],
+    epochs: usize,
+    title: &str,
+) -> Result<String, PlotError> {
+    let mut svg = String::new();
+    draw_sweep(&mut svg, outcomes, labels, epochs, title).map_err(|e| PlotError {
+        what: "the sweep plot",
+        message: e.to_string(),
+    })?;
+    Ok(svg)
+}
+
+fn draw_sweep(
+    svg: &mut String,
+    outcomes: &[Outcome],
+    labels: &[String],
+    epochs: usize,
+    title: &str,
+) -> PlotResult {
+    let height = 140 + 40 * labels.len() as u32;
+    let root = SVGBackend::with_string(svg, (800, height)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let unsolved_at = epochs as f64 * 1.06;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(200)
+        .build_cartesian_2d(
+            0f64..epochs as f64 * 1.1,
+            (0..labels.len()).into_segmented(),
+        )?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .x_desc("first solved epoch (x: not solved)")
+        .y_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .y_labels(labels.len())
+        .draw()?;
+    let blue = RGBColor(46, 134, 193);
+    chart.draw_series(outcomes.iter().filter_map(|o| {
+        let e = o.solved_at? as f64;
+        Some(Circle::new(
+            (e, SegmentValue::CenterOf(o.setting)),
+            4,
+            blue.mix(0.7).filled(),
+        ))
+    }))?;
+    chart.draw_series(outcomes.iter().filter(|o| o.solved_at.is_none()).map(|o| {
+        Cross::new(
+            (unsolved_at, SegmentValue::CenterOf(o.setting)),
+            5,
+            RED.stroke_width(2),
+        )
     }))?;
     root.present()?;
     Ok(())

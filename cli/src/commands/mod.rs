@@ -8,6 +8,7 @@ pub mod export;
 pub mod presets;
 pub mod progress;
 pub mod render;
+pub mod sweep;
 pub mod train;
 
 use anyhow::{bail, Context, Result};
@@ -43,6 +44,8 @@ pub enum Command {
     Export(export::ExportArgs),
     /// The paper's tests: generalization, recovery, robustness.
     Check(check::CheckArgs),
+    /// Train one task over many seeds and settings; success rates and medians.
+    Sweep(sweep::SweepArgs),
     /// The hyperparameters each task trains with unless a flag says otherwise.
     Presets(presets::PresetsArgs),
     /// Print a shell completion script.

@@ -1,0 +1,294 @@
+//! `logicars sweep`: one task over many seeds and settings, run several at once, one
+//! table; how convergence claims are measured.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use logicars::io::atomic as output;
+use logicars::model::task::TaskKind;
+use logicars::sweep::{self, Outcome, Setting, Summary};
+use logicars::tasks::{preset, Override};
+use logicars::views::plot;
+use rayon::prelude::*;
+
+use super::{task_parser, thread_pool};
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example: logicars sweep checkerboard --seeds 0..20 --set recipe=paper,input-wise"
+)]
+pub struct SweepArgs {
+    /// The task (its preset, changed by --set).
+    #[arg(value_parser = task_parser())]
+    pub task: TaskKind,
+    /// The reduced preset.
+    #[arg(long)]
+    pub small: bool,
+    /// Seeds: a range FIRST..END (END excluded) or a list such as 1,4,9.
+    #[arg(long, default_value = "0..10", value_parser = parse_seeds)]
+    pub seeds: Seeds,
+    /// KEY=V1,V2,...: one setting per value; several --set give every combination.
+    /// Keys: epochs, batch, lr, steps, periodic, recipe, parametrization, pass-through,
+    /// weight-decay, warmup, cosine.
+    #[arg(long = "set", value_name = "KEY=VALUES")]
+    pub sets: Vec<String>,
+    /// Keep training after a run is solved (default: stop it there).
+    #[arg(long)]
+    pub full: bool,
+    /// Worker threads shared by all runs [default: all cores].
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Folder for runs.csv, summary.txt and sweep.svg
+    /// [default: runs/sweep-<task>[-small]].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Seeds(Vec<u64>);
+
+fn parse_seeds(text: &str) -> Result<Seeds, String> {
+    let number = |s: &str| {
+        s.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("'{s}' in '{text}' is not a seed"))
+    };
+    let seeds: Vec<u64> = match text.split_once("..") {
+        Some((first, end)) => (number(first)?..number(end)?).collect(),
+        None => text.split(',').map(number).collect::<Result<_, _>>()?,
+    };
+    if seeds.is_empty() {
+        return Err(format!("'{text}' holds no seed"));
+    }
+    Ok(Seeds(seeds))
+}
+
+/// Every combination of the `--set` values, each with a label such as `lr=0.1 batch=4`.
+fn settings(sets: &[String]) -> Result<Vec<Setting>> {
+    let mut out = vec![Setting {
+        label: String::new(),
+        overrides: Vec::new(),
+    }];
+    for set in sets {
+        let Some((key, values)) = set.split_once('=') else {
+            bail!("--set {set}: expected KEY=V1,V2,...");
+        };
+        let mut next = Vec::new();
+        for setting in &out {
+            for value in values.split(',') {
+                let text = format!("{key}={value}");
+                let change: Override = text.parse().with_context(|| format!("--set {set}"))?;
+                let mut s = setting.clone();
+                s.label = format!("{} {text}", s.label).trim().to_string();
+                s.overrides.push(change);
+                next.push(s);
+            }
+        }
+        out = next;
+    }
+    if out[0].label.is_empty() {
+        out[0].label = "preset".into();
+    }
+    Ok(out)
+}
+
+pub fn run(args: SweepArgs) -> Result<()> {
+    let settings = settings(&args.sets)?;
+    let seeds = &args.seeds.0;
+    let jobs: Vec<(usize, u64)> = (0..settings.len())
+        .flat_map(|s| seeds.iter().map(move |&seed| (s, seed)))
+        .collect();
+    let small = if args.small { "-small" } else { "" };
+    let dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("runs/sweep-{}{small}", args.task.name())));
+    let epochs = preset(args.task, args.small).1.epochs;
+    eprintln!(
+        "Sweeping {}{small}: {} setting(s) x {} seed(s) = {} runs",
+        args.task.name(),
+        settings.len(),
+        seeds.len(),
+        jobs.len()
+    );
+    let bar = ProgressBar::new(jobs.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} runs [{elapsed}, eta {eta}] {msg}")
+            .expect("valid template"),
+    );
+    let first_error = Mutex::new(None);
+    let pool = thread_pool(args.threads)?;
+    let mut outcomes: Vec<Outcome> = pool.install(|| {
+        jobs.par_iter()
+            .filter_map(|&(s, seed)| {
+                let result = sweep::run(args.task, args.small, &settings[s], seed, !args.full);
+                bar.inc(1);
+                match result {
+                    Ok((outcome, _)) => {
+                        let note = outcome
+                            .solved_at
+                            .map_or("not solved".into(), |e| format!("solved at {e}"));
+                        bar.println(format!("{} seed {seed}: {note}", settings[s].label));
+                        Some(Outcome {
+                            setting: s,
+                            ..outcome
+                        })
+                    }
+                    Err(e) => {
+                        first_error.lock().expect("not poisoned").get_or_insert(e);
+                        None
+                    }
+                }
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    if let Some(e) = first_error.into_inner().expect("not poisoned") {
+        return Err(e).context("building a model");
+    }
+    outcomes.sort_by_key(|o| (o.setting, o.seed));
+    let summaries = sweep::summarize(&outcomes, settings.len());
+    print!("{}", runs_table(&outcomes, &settings));
+    println!();
+    print!("{}", summary_table(&summaries, &settings));
+    write_outputs(&dir, &outcomes, &summaries, &settings, args.task, epochs)?;
+    println!("\nwritten: {}", dir.display());
+    Ok(())
+}
+
+fn runs_table(outcomes: &[Outcome], settings: &[Setting]) -> String {
+    let width = settings
+        .iter()
+        .map(|s| s.label.len())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    let mut out = format!(
+        "{:<width$}  {:>6}  {:>7}  {:>8}  {:>9}  {:>8}  {:>7}\n",
+        "setting", "seed", "solved", "epochs", "soft", "hard", "acc %"
+    );
+    for o in outcomes {
+        let solved = o.solved_at.map_or("-".into(), |e| e.to_string());
+        let (soft, hard, acc) = o.last.map_or((f64::NAN, f64::NAN, f64::NAN), |m| {
+            (m.soft_loss, m.hard_loss, 100.0 * m.accuracy)
+        });
+        out += &format!(
+            "{:<width$}  {:>6}  {:>7}  {:>8}  {soft:>9.3}  {hard:>8.0}  {acc:>7.2}\n",
+            settings[o.setting].label, o.seed, solved, o.epochs
+        );
+    }
+    out
+}
+
+fn summary_table(summaries: &[Summary], settings: &[Setting]) -> String {
+    let width = settings
+        .iter()
+        .map(|s| s.label.len())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    let mut out = format!(
+        "{:<width$}  {:>8}  {:>13}  {:>13}  {:>10}\n",
+        "setting", "solved", "95% interval", "median epoch", "median s"
+    );
+    for (summary, setting) in summaries.iter().zip(settings) {
+        let (lo, hi) = summary.interval;
+        let epochs = summary
+            .median_epochs
+            .map_or("-".into(), |e| format!("{e:.0}"));
+        let wall = summary
+            .median_wall_s
+            .map_or("-".into(), |w| format!("{w:.1}"));
+        out += &format!(
+            "{:<width$}  {:>8}  {:>13}  {epochs:>13}  {wall:>10}\n",
+            setting.label,
+            format!("{}/{}", summary.solved, summary.runs),
+            format!("{:.0}-{:.0}%", 100.0 * lo, 100.0 * hi),
+        );
+    }
+    out
+}
+
+#[derive(serde::Serialize)]
+struct RunRow<'a> {
+    setting: &'a str,
+    seed: u64,
+    solved_at: Option<usize>,
+    epochs: usize,
+    soft_loss: Option<f64>,
+    hard_loss: Option<f64>,
+    accuracy: Option<f64>,
+    wall_s: f64,
+    error: Option<&'a str>,
+}
+
+fn write_outputs(
+    dir: &std::path::Path,
+    outcomes: &[Outcome],
+    summaries: &[Summary],
+    settings: &[Setting],
+    task: TaskKind,
+    epochs: usize,
+) -> Result<()> {
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    for o in outcomes {
+        csv.serialize(RunRow {
+            setting: &settings[o.setting].label,
+            seed: o.seed,
+            solved_at: o.solved_at,
+            epochs: o.epochs,
+            soft_loss: o.last.map(|m| m.soft_loss),
+            hard_loss: o.last.map(|m| m.hard_loss),
+            accuracy: o.last.map(|m| m.accuracy),
+            wall_s: o.wall_s,
+            error: o.error.as_deref(),
+        })?;
+    }
+    let bytes = csv.into_inner().context("writing runs.csv")?;
+    output::write_atomically(&dir.join("runs.csv"), &bytes).context("writing runs.csv")?;
+    let summary = summary_table(summaries, settings);
+    output::write_atomically(&dir.join("summary.txt"), summary.as_bytes())
+        .context("writing summary.txt")?;
+    let labels: Vec<String> = settings.iter().map(|s| s.label.clone()).collect();
+    let title = format!("{}: first solved epoch per run", task.name());
+    let epochs_max = outcomes
+        .iter()
+        .map(|o| o.epochs)
+        .max()
+        .unwrap_or(epochs)
+        .max(epochs);
+    let svg = plot::sweep_svg(outcomes, &labels, epochs_max, &title)?;
+    output::write_atomically(&dir.join("sweep.svg"), svg.as_bytes()).context("writing sweep.svg")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_as_range_or_list() {
+        assert_eq!(parse_seeds("2..5").unwrap().0, [2, 3, 4]);
+        assert_eq!(parse_seeds("1,4,9").unwrap().0, [1, 4, 9]);
+        assert!(parse_seeds("5..5").is_err());
+        assert!(parse_seeds("a..3").unwrap_err().contains("'a'"));
+    }
+
+    #[test]
+    fn sets_give_every_combination() {
+        let s = settings(&["lr=0.1,0.2".into(), "batch=2,4".into()]).unwrap();
+        let labels: Vec<&str> = s.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "lr=0.1 batch=2",
+                "lr=0.1 batch=4",
+                "lr=0.2 batch=2",
+                "lr=0.2 batch=4"
+            ]
+        );
+        assert_eq!(settings(&[]).unwrap()[0].label, "preset");
+        assert!(settings(&["speed=1".into()]).is_err());
+    }
+}

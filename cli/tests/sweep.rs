@@ -1,0 +1,41 @@
+//! `logicars sweep`: many runs, one table, files to keep.
+
+use assert_cmd::Command;
+
+#[test]
+fn a_sweep_counts_solved_runs_per_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("logicars")
+        .unwrap()
+        .args(["sweep", "checkerboard", "--small", "--seeds", "25,0"])
+        .args(["--set", "epochs=200", "--set", "recipe=paper"])
+        .arg("--out")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    // Seed 25 solves the small checkerboard at epoch 181; seed 0 does not within 200.
+    let summary = stdout
+        .lines()
+        .find(|l| l.starts_with("epochs=200 recipe=paper") && l.contains('%'))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(summary.contains("1/2"), "{summary}");
+    assert!(summary.contains("181"), "median of the one solved run: {summary}");
+    let runs = std::fs::read_to_string(dir.path().join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 3, "header and two runs: {runs}");
+    assert!(runs.contains(",0,,200,"), "seed 0 ran all 200 epochs unsolved: {runs}");
+    assert!(runs.contains(",25,181,181,"), "seed 25 stopped when solved: {runs}");
+    let svg = std::fs::read_to_string(dir.path().join("sweep.svg")).unwrap();
+    assert!(svg.starts_with("<svg"));
+}
+
+#[test]
+fn a_bad_setting_is_refused_before_any_run() {
+    let out = Command::cargo_bin("logicars")
+        .unwrap()
+        .args(["sweep", "gol", "--set", "lr=fast"])
+        .assert()
+        .failure();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("--set lr=fast: lr=fast: expected a number"), "{stderr}");
+}

@@ -1,0 +1,179 @@
+//! Many training runs of one task, over seeds and settings, and what they add up to: how
+//! every claim about convergence is measured.
+//!
+//! A run is *solved* at the first epoch whose batch the hard circuit gets entirely right;
+//! for Game of Life the model after that epoch must also be right on all 512 boards.
+//! Each run is deterministic (its seed fixes it for any thread count), so a sweep can run
+//! several at once.
+
+pub mod stats;
+
+use std::time::Instant;
+
+use crate::error::ConfigError;
+use crate::model::network::Model;
+use crate::model::task::TaskKind;
+use crate::tasks::{self, preset, Override};
+use crate::train::{evaluate, fresh_model, Metrics, Trainer};
+
+/// One setting of a sweep: changes to the task's preset, and how to name them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setting {
+    pub label: String,
+    pub overrides: Vec<Override>,
+}
+
+/// What one run did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// Index of the run's setting.
+    pub setting: usize,
+    pub seed: u64,
+    /// The first epoch that solved the task.
+    pub solved_at: Option<usize>,
+    /// Epochs run (fewer than planned when the run stopped once solved, or diverged).
+    pub epochs: usize,
+    /// The last epoch's metrics.
+    pub last: Option<Metrics>,
+    pub wall_s: f64,
+    /// Why the run stopped early, if it failed.
+    pub error: Option<String>,
+}
+
+/// Trains `task` (`small` preset) with `setting` from `seed`; stops at the first solved
+/// epoch when `stop_when_solved`.
+pub fn run(
+    task: TaskKind,
+    small: bool,
+    setting: &Setting,
+    seed: u64,
+    stop_when_solved: bool,
+) -> Result<(Outcome, Model), ConfigError> {
+    let start = Instant::now();
+    let (mut config, mut settings) = preset(task, small);
+    settings.seed = seed;
+    for change in &setting.overrides {
+        change.apply(&mut config, &mut settings);
+    }
+    let epochs = settings.epochs;
+    let mut trainer = Trainer::new(fresh_model(config, &settings)?, settings);
+    let mut outcome = Outcome {
+        setting: 0,
+        seed,
+        solved_at: None,
+        epochs: 0,
+        last: None,
+        wall_s: 0.0,
+        error: None,
+    };
+    for epoch in 1..=epochs {
+        match trainer.epoch(epoch) {
+            Ok(m) => {
+                outcome.epochs = epoch;
+                outcome.last = Some(m.metrics);
+                let solved = m.metrics.hard_loss == 0.0 && all_boards_right(&trainer.model);
+                if solved && outcome.solved_at.is_none() {
+                    outcome.solved_at = Some(epoch);
+                    if stop_when_solved {
+                        break;
+                    }
+                }
+            }
+            Err(e) => {
+                outcome.error = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    outcome.wall_s = start.elapsed().as_secs_f64();
+    Ok((outcome, trainer.model))
+}
+
+/// Whether the model is right on every initial state the task has, where there are few
+/// enough to try them all (Game of Life's 512 boards); true for other tasks.
+pub fn all_boards_right(model: &Model) -> bool {
+    match tasks::exhaustive_init(&model.config) {
+        Some(init) => evaluate(model, &init, model.config.steps, None).hard_loss == 0.0,
+        None => true,
+    }
+}
+
+/// What the runs of one setting add up to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub runs: usize,
+    pub solved: usize,
+    /// 95% Wilson interval of the success rate.
+    pub interval: (f64, f64),
+    /// Median first solved epoch over the solved runs.
+    pub median_epochs: Option<f64>,
+    pub median_wall_s: Option<f64>,
+}
+
+/// One summary per setting (`settings` of them), in order.
+pub fn summarize(outcomes: &[Outcome], settings: usize) -> Vec<Summary> {
+    (0..settings)
+        .map(|s| {
+            let mine: Vec<&Outcome> = outcomes.iter().filter(|o| o.setting == s).collect();
+            let solved: Vec<f64> = mine
+                .iter()
+                .filter_map(|o| o.solved_at)
+                .map(|e| e as f64)
+                .collect();
+            let walls: Vec<f64> = mine.iter().map(|o| o.wall_s).collect();
+            Summary {
+                runs: mine.len(),
+                solved: solved.len(),
+                interval: stats::wilson_95(solved.len(), mine.len()),
+                median_epochs: stats::median(&solved),
+                median_wall_s: stats::median(&walls),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_stops_when_solved_and_is_deterministic() {
+        let setting = Setting {
+            label: "preset".into(),
+            overrides: vec![],
+        };
+        // The small checkerboard's default seed solves it at epoch 181.
+        let (a, _) = run(TaskKind::Checkerboard, true, &setting, 25, true).unwrap();
+        assert_eq!(a.solved_at, Some(181));
+        assert_eq!(a.epochs, 181);
+        assert_eq!(a.last.unwrap().hard_loss, 0.0);
+        let (b, _) = run(TaskKind::Checkerboard, true, &setting, 25, true).unwrap();
+        assert_eq!((a.solved_at, a.last), (b.solved_at, b.last));
+    }
+
+    #[test]
+    fn summaries_count_per_setting() {
+        let outcome = |setting, solved_at| Outcome {
+            setting,
+            seed: 0,
+            solved_at,
+            epochs: 10,
+            last: None,
+            wall_s: 1.0,
+            error: None,
+        };
+        let outcomes = [
+            outcome(0, Some(10)),
+            outcome(0, None),
+            outcome(0, Some(30)),
+            outcome(1, None),
+        ];
+        let s = summarize(&outcomes, 2);
+        assert_eq!(
+            (s[0].runs, s[0].solved, s[0].median_epochs),
+            (3, 2, Some(20.0))
+        );
+        assert_eq!((s[1].runs, s[1].solved, s[1].median_epochs), (1, 0, None));
+        assert_eq!(s[1].interval.0, 0.0);
+    }
+}
