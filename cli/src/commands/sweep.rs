@@ -130,7 +130,12 @@ pub fn run(args: SweepArgs) -> Result<()> {
                         let note = outcome
                             .solved_at
                             .map_or("not solved".into(), |e| format!("solved at {e}"));
-                        bar.println(format!("{} seed {seed}: {note}", settings[s].label));
+                        let line = format!("{} seed {seed}: {note}", settings[s].label);
+                        if bar.is_hidden() {
+                            eprintln!("{line}");
+                        } else {
+                            bar.println(line);
+                        }
                         Some(Outcome {
                             setting: s,
                             ..outcome
