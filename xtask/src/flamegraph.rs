@@ -8,7 +8,6 @@ use clap::Args;
 
 use crate::builder::{build, tail, BuildSpec};
 use crate::paths;
-use crate::report::write_atomically;
 use crate::tools::ToolFinder;
 use crate::workloads::WorkloadSet;
 
@@ -74,7 +73,17 @@ pub fn run(args: FlamegraphArgs) -> Result<()> {
             tail(&String::from_utf8_lossy(&out.stderr), 10)
         );
     }
-    let script = duct::cmd(&perf.path, ["script", "-i", &data.display().to_string()])
+    let svg = draw(&perf.path, &data, &workload.command_line())?;
+    let out_path = paths::root().join(&args.out);
+    logicars::io::atomic::write_atomically(&out_path, &svg)
+        .with_context(|| format!("writing {}", out_path.display()))?;
+    println!("{}", out_path.display());
+    Ok(())
+}
+
+/// Folds the stacks of `perf.data` and draws them as a flamegraph SVG.
+fn draw(perf: &std::path::Path, data: &std::path::Path, command_line: &str) -> Result<Vec<u8>> {
+    let script = duct::cmd(perf, ["script", "-i", &data.display().to_string()])
         .stderr_null()
         .stdout_capture()
         .run()
@@ -86,11 +95,8 @@ pub fn run(args: FlamegraphArgs) -> Result<()> {
         .context("folding stacks")?;
     let mut svg = Vec::new();
     let mut options = inferno::flamegraph::Options::default();
-    options.title = format!("logicars: {}", workload.command_line());
+    options.title = format!("logicars: {command_line}");
     inferno::flamegraph::from_reader(&mut options, &folded[..], &mut svg)
         .context("drawing the flamegraph")?;
-    let out_path = paths::root().join(&args.out);
-    write_atomically(&out_path, &String::from_utf8(svg)?)?;
-    println!("{}", out_path.display());
-    Ok(())
+    Ok(svg)
 }

@@ -1,5 +1,6 @@
 //! The machine a report was measured on.
 
+use logicars::kernels::simd::SimdLevel;
 use serde::Serialize;
 
 use crate::tools::rustc_info;
@@ -8,7 +9,7 @@ use crate::tools::rustc_info;
 pub struct Machine {
     pub cpu: String,
     pub cores: usize,
-    /// Widest SIMD the trainer's kernels can use here (chosen at run time).
+    /// The SIMD level the trainer's kernels select here (the library's own detection).
     pub simd: String,
     pub rustc: String,
     pub llvm_major: u32,
@@ -37,34 +38,17 @@ impl Machine {
         {
             commit.push_str(" (with uncommitted changes)");
         }
-        let date = duct::cmd!("date", "-u", "+%Y-%m-%d %H:%M UTC")
-            .read()
-            .unwrap_or_default();
+        let date = jiff::Timestamp::now()
+            .strftime("%Y-%m-%d %H:%M UTC")
+            .to_string();
         Ok(Machine {
             cpu,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            simd: simd(),
+            simd: SimdLevel::detect().name().into(),
             rustc,
             llvm_major,
             commit,
             date,
         })
-    }
-}
-
-fn simd() -> String {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            return "AVX-512".into();
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return "AVX2".into();
-        }
-        "SSE2".into()
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        std::env::consts::ARCH.into()
     }
 }

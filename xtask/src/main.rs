@@ -23,6 +23,7 @@ use clap::{Parser, Subcommand};
 #[derive(Parser)]
 #[command(
     name = "cargo xtask",
+    bin_name = "cargo xtask",
     about = "Build pipeline of logicars: PGO and BOLT builds, honest benchmarks"
 )]
 struct Cli {

@@ -98,16 +98,7 @@ pub fn collect_profile(workloads: &Path, native: bool) -> Result<PathBuf> {
         &env,
     )?;
 
-    let files: Vec<PathBuf> = std::fs::read_dir(&raw)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "profraw"))
-        .collect();
-    if files.is_empty() {
-        bail!(
-            "no .profraw files in {}: the workloads ran but wrote no profile (is the binary instrumented?)",
-            raw.display()
-        );
-    }
+    let files = raw_profiles(&raw)?;
     eprintln!(
         "[pgo] merging {} raw profiles with {}",
         files.len(),
@@ -137,6 +128,21 @@ pub fn collect_profile(workloads: &Path, native: bool) -> Result<PathBuf> {
     std::fs::rename(&merged_tmp, &merged)?;
     eprintln!("[pgo] profile {}", merged.display());
     Ok(merged)
+}
+
+/// The `.profraw` files the instrumented workloads wrote into `raw`.
+fn raw_profiles(raw: &Path) -> Result<Vec<PathBuf>> {
+    let files: Vec<PathBuf> = std::fs::read_dir(raw)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "profraw"))
+        .collect();
+    if files.is_empty() {
+        bail!(
+            "no .profraw files in {}: the workloads ran but wrote no profile (is the binary instrumented?)",
+            raw.display()
+        );
+    }
+    Ok(files)
 }
 
 fn file_hash(path: &Path) -> Result<String> {

@@ -1,6 +1,6 @@
 //! Pure statistics of timing samples, computed as hyperfine computes them.
 
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// hyperfine's outlier threshold on the modified Z-score: 10 standard deviations
@@ -75,7 +75,7 @@ pub fn bootstrap_speedup_ci(x: &[f64], base: &[f64], resamples: usize, seed: u64
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let draw = |xs: &[f64], rng: &mut ChaCha8Rng| -> f64 {
         let sample: Vec<f64> = (0..xs.len())
-            .map(|_| xs[rng.gen_range(0..xs.len())])
+            .map(|_| xs[rng.random_range(0..xs.len())])
             .collect();
         median(&sample)
     };

@@ -34,26 +34,22 @@ pub fn parse_llvm_major(version_output: &str) -> Option<u32> {
         .ok()
 }
 
-/// rustc's version line and LLVM major, from `rustc -vV`.
+/// rustc's version line and LLVM major.
 pub fn rustc_info() -> Result<(String, u32)> {
-    let out = duct::cmd!("rustc", "-vV")
-        .read()
-        .context("running rustc -vV (is Rust installed?)")?;
-    let version = out.lines().next().unwrap_or_default().to_string();
-    let major =
-        parse_llvm_major(&out).ok_or_else(|| anyhow!("rustc -vV names no LLVM version:\n{out}"))?;
-    Ok((version, major))
+    let meta =
+        rustc_version::version_meta().context("asking rustc its version (is Rust installed?)")?;
+    let major = meta
+        .llvm_version
+        .map(|v| v.major as u32)
+        .ok_or_else(|| anyhow!("rustc names no LLVM version: {}", meta.short_version_string))?;
+    Ok((meta.short_version_string, major))
 }
 
-/// The host target triple, from `rustc -vV`.
+/// The host target triple.
 pub fn host_triple() -> Result<String> {
-    let out = duct::cmd!("rustc", "-vV")
-        .read()
-        .context("running rustc -vV")?;
-    out.lines()
-        .find_map(|l| l.strip_prefix("host: "))
-        .map(str::to_string)
-        .ok_or_else(|| anyhow!("rustc -vV names no host"))
+    Ok(rustc_version::version_meta()
+        .context("asking rustc its host")?
+        .host)
 }
 
 /// A tool that was found.

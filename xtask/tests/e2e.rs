@@ -92,9 +92,12 @@ fn pgo_bolt_and_report_on_a_tiny_workload_set() {
     assert!(want.contains("final:"), "{want}");
     assert_eq!(results_of(&pgo, scratch.path()), want);
     assert_eq!(results_of(&pgo_bolt, scratch.path()), want);
+    check_tables(out_dir.path());
+}
 
-    // The tables parse: hyperfine's header, a row per variant with numbers.
-    let md = std::fs::read_to_string(out_dir.path().join("e2e.md")).unwrap();
+/// The tables parse: hyperfine's header, a row per variant with numbers.
+fn check_tables(out_dir: &std::path::Path) {
+    let md = std::fs::read_to_string(out_dir.join("e2e.md")).unwrap();
     assert!(
         md.contains("| Command | Mean [s] | Min [s] | Max [s] | Relative |"),
         "{md}"
@@ -117,8 +120,7 @@ fn pgo_bolt_and_report_on_a_tiny_workload_set() {
         assert!(mean > 0.0, "{row}");
     }
     let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.path().join("e2e.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("e2e.json")).unwrap()).unwrap();
     let results = json["workloads"][0]["results"].as_array().unwrap();
     assert_eq!(results.len(), 3);
     for r in results {

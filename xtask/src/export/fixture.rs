@@ -1,7 +1,5 @@
-//! A fixed report for exporter snapshots. `UPDATE_SNAPSHOTS=1 cargo test -p xtask`
-//! rewrites the snapshot files; review the diff before committing.
-
-use std::path::PathBuf;
+//! A fixed report for exporter snapshots (insta). `INSTA_UPDATE=always cargo test -p
+//! xtask` rewrites the snapshot files; review the diff before committing.
 
 use crate::machine::Machine;
 use crate::report::summary::{summary, workload_report, Report, Samples};
@@ -68,18 +66,13 @@ pub fn fixed_report() -> Report {
     }
 }
 
-/// Compares `actual` with `tests/snapshots/<name>`.
+/// Compares `actual` with the insta snapshot `tests/snapshots/<name>.snap`
+/// (`INSTA_UPDATE=always cargo test -p xtask` rewrites it; review the diff).
 pub fn check_snapshot(name: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/snapshots")
-        .join(name);
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, actual).unwrap();
-    }
-    let expected =
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert_eq!(
-        actual, expected,
-        "snapshot {name} differs (UPDATE_SNAPSHOTS=1 rewrites it)"
-    );
+    insta::with_settings!({
+        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots"),
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_snapshot!(name, actual);
+    });
 }

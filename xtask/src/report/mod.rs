@@ -106,18 +106,8 @@ pub fn run(args: ReportArgs) -> Result<()> {
     Ok(())
 }
 
-/// Writes via a temporary file and a rename: a failed run leaves no half-written file.
-pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
-    let dir = path.parent().context("output path has a folder")?;
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes())?;
-    // Temporary files are private (0600); results are ordinary files.
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))?;
-    }
-    tmp.persist(path)
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+/// Writes `text` whole or not at all (the library's atomic writer).
+fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    logicars::io::atomic::write_atomically(path, text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))
 }
