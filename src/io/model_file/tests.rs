@@ -1,0 +1,96 @@
+//! Round trips and error paths of the model file.
+use super::*;
+use crate::model::task::TaskKind;
+use crate::tasks::preset;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::model::parametrization::Parametrization;
+use crate::model::recipe::{Recipe, RecipeName};
+
+fn small_model() -> Model {
+    let (config, _) = preset(TaskKind::Checkerboard, true);
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let mut model = Model::new(config, &mut rng).unwrap();
+    for l in model.logits.iter_mut().flatten() {
+        *l = rng.random_range(-3.0..3.0);
+    }
+    model
+}
+
+#[test]
+fn json_round_trip_is_exact() {
+    let model = small_model();
+    let json = serde_json::to_string(&to_file(&model, None)).unwrap();
+    assert_eq!(from_json(&json).unwrap(), model);
+}
+
+#[test]
+fn input_wise_models_store_four_logits_per_gate() {
+    let (mut config, mut settings) = preset(TaskKind::Checkerboard, true);
+    config.parametrization = Parametrization::InputWise;
+    settings.recipe = Recipe::named(RecipeName::InputWise);
+    let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(5)).unwrap();
+    model.logits[7][2] = -1.25;
+    let file = to_file(&model, Some(&settings));
+    assert_eq!(file.update[0].logits[0].len(), 4);
+    let json = serde_json::to_string(&file).unwrap();
+    assert!(json.contains(r#""recipe":{"name":"input-wise""#), "{json}");
+    assert_eq!(from_json(&json).unwrap(), model);
+}
+
+fn error_of(edit: impl Fn(&mut serde_json::Value)) -> (String, String) {
+    let mut value = serde_json::to_value(to_file(&small_model(), None)).unwrap();
+    edit(&mut value);
+    from_json(&value.to_string()).unwrap_err()
+}
+
+#[test]
+fn problems_are_reported_with_their_json_path() {
+    let (path, msg) = error_of(|v| v["update"][2]["a"][5] = 9999.into());
+    assert_eq!(path, "update[2].a[5]");
+    assert!(msg.contains("out of range"), "{msg}");
+
+    let (path, _) = error_of(|v| v["perceive"][1]["logits"][3][0][7] = "x".into());
+    assert_eq!(path, "perceive[1].logits[3][0][7]");
+
+    let (path, msg) = error_of(|v| {
+        v["update"][0]["logits"][4].as_array_mut().unwrap().pop();
+    });
+    assert_eq!(path, "update[0].logits[4]");
+    assert!(msg.contains("16 logits"), "{msg}");
+
+    let (path, _) = error_of(|v| v["version"] = 7.into());
+    assert_eq!(path, "version");
+
+    let (path, msg) = error_of(|v| v["config"]["channels"] = 200.into());
+    assert_eq!(path, "config");
+    assert!(msg.contains("channels"), "{msg}");
+
+    let (path, _) = error_of(|v| {
+        v["perceive"].as_array_mut().unwrap().pop();
+    });
+    assert_eq!(path, "perceive");
+
+    let (path, msg) = error_of(|v| v["config"]["colour"] = 1.into());
+    assert_eq!(path, "config.colour");
+    assert!(msg.contains("unknown field"), "{msg}");
+}
+
+#[test]
+fn garbage_is_an_error_not_a_panic() {
+    assert!(from_json("").is_err());
+    assert!(from_json("[1, 2]").is_err());
+    assert!(from_json("{\"format\": \"logicars-model\"}").is_err());
+}
+
+#[test]
+fn save_is_atomic_and_loads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested/model.json");
+    let model = small_model();
+    save(&model, &path).unwrap();
+    assert_eq!(load(&path).unwrap(), model);
+    let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
+    assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
+}
