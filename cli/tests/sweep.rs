@@ -20,11 +20,20 @@ fn a_sweep_counts_solved_runs_per_setting() {
         .find(|l| l.starts_with("epochs=200 recipe=paper") && l.contains('%'))
         .unwrap_or_else(|| panic!("{stdout}"));
     assert!(summary.contains("1/2"), "{summary}");
-    assert!(summary.contains("181"), "median of the one solved run: {summary}");
+    assert!(
+        summary.contains("181"),
+        "median of the one solved run: {summary}"
+    );
     let runs = std::fs::read_to_string(dir.path().join("runs.csv")).unwrap();
     assert_eq!(runs.lines().count(), 3, "header and two runs: {runs}");
-    assert!(runs.contains(",0,,200,"), "seed 0 ran all 200 epochs unsolved: {runs}");
-    assert!(runs.contains(",25,181,181,"), "seed 25 stopped when solved: {runs}");
+    assert!(
+        runs.contains(",0,,200,"),
+        "seed 0 ran all 200 epochs unsolved: {runs}"
+    );
+    assert!(
+        runs.contains(",25,181,181,"),
+        "seed 25 stopped when solved: {runs}"
+    );
     let svg = std::fs::read_to_string(dir.path().join("sweep.svg")).unwrap();
     assert!(svg.starts_with("<svg"));
 }
@@ -37,5 +46,8 @@ fn a_bad_setting_is_refused_before_any_run() {
         .assert()
         .failure();
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    assert!(stderr.contains("--set lr=fast: lr=fast: expected a number"), "{stderr}");
+    assert!(
+        stderr.contains("--set lr=fast: lr=fast: expected a number"),
+        "{stderr}"
+    );
 }

@@ -163,13 +163,18 @@ pub fn run(args: SweepArgs) -> Result<()> {
     Ok(())
 }
 
-fn runs_table(outcomes: &[Outcome], settings: &[Setting]) -> String {
-    let width = settings
+/// The width of the setting column: the longest label, at least "setting".
+fn label_width(settings: &[Setting]) -> usize {
+    settings
         .iter()
         .map(|s| s.label.len())
         .max()
-        .unwrap_or(7)
-        .max(7);
+        .unwrap_or(0)
+        .max(7)
+}
+
+fn runs_table(outcomes: &[Outcome], settings: &[Setting]) -> String {
+    let width = label_width(settings);
     let mut out = format!(
         "{:<width$}  {:>6}  {:>7}  {:>8}  {:>9}  {:>8}  {:>7}\n",
         "setting", "seed", "solved", "epochs", "soft", "hard", "acc %"
@@ -188,12 +193,7 @@ fn runs_table(outcomes: &[Outcome], settings: &[Setting]) -> String {
 }
 
 fn summary_table(summaries: &[Summary], settings: &[Setting]) -> String {
-    let width = settings
-        .iter()
-        .map(|s| s.label.len())
-        .max()
-        .unwrap_or(7)
-        .max(7);
+    let width = label_width(settings);
     let mut out = format!(
         "{:<width$}  {:>8}  {:>13}  {:>13}  {:>10}\n",
         "setting", "solved", "95% interval", "median epoch", "median s"
