@@ -55,6 +55,10 @@ pub struct Recipe {
     pub warmup: usize,
     /// Decay the learning rate to a tenth along a half cosine over the run.
     pub cosine: bool,
+    /// Weight `lambda` of the penalty on gates that are not yet one op
+    /// ([`Parametrization::discreteness`]), added to the loss per gate (0: none).
+    #[serde(default)]
+    pub discreteness: f32,
 }
 
 impl Recipe {
@@ -66,6 +70,7 @@ impl Recipe {
             weight_decay: 0.01,
             warmup: 0,
             cosine: false,
+            discreteness: 0.0,
         };
         match name {
             RecipeName::Paper => paper,

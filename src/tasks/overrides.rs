@@ -24,11 +24,12 @@ pub enum Override {
     WeightDecay(f32),
     Warmup(usize),
     Cosine(bool),
+    Discreteness(f32),
 }
 
 impl Override {
     /// The keys [`Override::from_str`] accepts.
-    pub const KEYS: [&'static str; 11] = [
+    pub const KEYS: [&'static str; 12] = [
         "epochs",
         "batch",
         "lr",
@@ -40,6 +41,7 @@ impl Override {
         "weight-decay",
         "warmup",
         "cosine",
+        "discreteness",
     ];
 
     pub fn apply(self, config: &mut ModelConfig, settings: &mut TrainSettings) {
@@ -59,6 +61,7 @@ impl Override {
             Override::WeightDecay(x) => recipe.weight_decay = x,
             Override::Warmup(n) => recipe.warmup = n,
             Override::Cosine(on) => recipe.cosine = on,
+            Override::Discreteness(x) => recipe.discreteness = x,
         }
         config.parametrization = settings.recipe.parametrization;
     }
@@ -96,6 +99,7 @@ impl FromStr for Override {
             "weight-decay" => Override::WeightDecay(number()?),
             "warmup" => Override::Warmup(count()?),
             "cosine" => Override::Cosine(flag()?),
+            "discreteness" => Override::Discreteness(number()?),
             _ => {
                 return Err(OverrideError::Key {
                     key: key.to_string(),

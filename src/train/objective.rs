@@ -129,6 +129,11 @@ impl Objective {
     pub fn logit_grads(&self) -> &[[f32; NUM_OPS]] {
         &self.logit_grads
     }
+
+    /// The gradient, to add terms of the loss that do not depend on the rollout.
+    pub fn logit_grads_mut(&mut self) -> &mut [[f32; NUM_OPS]] {
+        &mut self.logit_grads
+    }
 }
 
 /// Soft and hard rollouts of `steps` steps from `init` (any grid size), scored against

@@ -175,6 +175,7 @@ impl Trainer {
             let loss = metrics.soft_loss;
             return Err(TrainError::NonFinite { epoch, loss });
         }
+        self.add_discreteness_penalty();
         self.previous_logits.copy_from_slice(&self.model.logits);
         let s = &self.settings;
         let rate = s.recipe.learning_rate(s.learning_rate, epoch, s.epochs);
@@ -186,6 +187,24 @@ impl Trainer {
             return Err(TrainError::NonFiniteParameters { epoch });
         }
         Ok(EpochMetrics { epoch, metrics })
+    }
+}
+
+impl Trainer {
+    /// Adds the recipe's `lambda * D` per gate to the gradient (nothing when lambda is 0).
+    fn add_discreteness_penalty(&mut self) {
+        let lambda = self.settings.recipe.discreteness;
+        if lambda == 0.0 {
+            return;
+        }
+        let parametrization = self.model.config.parametrization;
+        let grads = self.objective.logit_grads_mut();
+        for (g, params) in grads.iter_mut().zip(&self.model.logits) {
+            let (_, penalty) = parametrization.discreteness(params);
+            for (g, p) in g.iter_mut().zip(penalty) {
+                *g += lambda * p;
+            }
+        }
     }
 }
 

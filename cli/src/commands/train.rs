@@ -94,6 +94,10 @@ pub struct TrainArgs {
     /// [default: the recipe's, false].
     #[arg(long)]
     pub cosine: Option<bool>,
+    /// Weight of the penalty on gates that are not yet one op, which closes the gap
+    /// between soft and hard loss [default: the recipe's].
+    #[arg(long)]
+    pub discreteness: Option<f32>,
     /// Start from these parameters (wires and logits of each layer, as in a model file)
     /// instead of drawing them from the seed, e.g. to replay another implementation's run.
     #[arg(long, value_name = "FILE")]
@@ -148,6 +152,7 @@ fn overrides(args: &TrainArgs) -> Vec<Override> {
         args.weight_decay.map(Override::WeightDecay),
         args.warmup.map(Override::Warmup),
         args.cosine.map(Override::Cosine),
+        args.discreteness.map(Override::Discreteness),
     ]
     .into_iter()
     .flatten()
