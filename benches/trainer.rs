@@ -11,7 +11,7 @@ use logicars::kernels::soft::{self, TILE};
 use logicars::model::circuit::{Circuit, GateRef};
 use logicars::model::network::Model;
 use logicars::model::task::TaskKind;
-use logicars::tasks::preset;
+use logicars::tasks::{preset, Override};
 use logicars::train::Trainer;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -27,6 +27,37 @@ fn reference_trainer(memory: ActivationMemory) -> Trainer {
     let (config, settings) = preset(TaskKind::Checkerboard, false);
     let model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed)).unwrap();
     Trainer::with_memory(model, settings, memory)
+}
+
+/// One epoch of the reference checkerboard per recipe, side by side: what a recipe's
+/// parametrization and penalty cost over the paper's.
+fn recipes(c: &mut Criterion) {
+    let mut group = c.benchmark_group("epoch-recipe");
+    group.sample_size(30);
+    let pool = pool(2);
+    for (name, changes) in [
+        ("checkerboard/paper", vec![]),
+        ("checkerboard/input-wise", vec!["recipe=input-wise"]),
+        (
+            "checkerboard/input-wise+discreteness",
+            vec!["recipe=input-wise", "discreteness=1"],
+        ),
+    ] {
+        let (mut config, mut settings) = preset(TaskKind::Checkerboard, false);
+        for change in changes {
+            let change: Override = change.parse().unwrap();
+            change.apply(&mut config, &mut settings);
+        }
+        let mut trainer = pool.install(|| Trainer::from_seed(config, settings).unwrap());
+        let mut e = 0;
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                e += 1;
+                pool.install(|| trainer.epoch(e).unwrap())
+            })
+        });
+    }
+    group.finish();
 }
 
 /// One training epoch of the reference checkerboard: batch 2, 16x16, 20 steps,
@@ -127,5 +158,5 @@ fn layer(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, epoch, hard_rollout, layer);
+criterion_group!(benches, epoch, recipes, hard_rollout, layer);
 criterion_main!(benches);
