@@ -114,45 +114,8 @@ pub fn run(args: SweepArgs) -> Result<()> {
         seeds.len(),
         jobs.len()
     );
-    let bar = ProgressBar::new(jobs.len() as u64).with_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} runs [{elapsed}, eta {eta}] {msg}")
-            .expect("valid template"),
-    );
-    let first_error = Mutex::new(None);
     let pool = thread_pool(args.threads)?;
-    let mut outcomes: Vec<Outcome> = pool.install(|| {
-        jobs.par_iter()
-            .filter_map(|&(s, seed)| {
-                let result = sweep::run(args.task, args.small, &settings[s], seed, !args.full);
-                bar.inc(1);
-                match result {
-                    Ok((outcome, _)) => {
-                        let note = outcome
-                            .solved_at
-                            .map_or("not solved".into(), |e| format!("solved at {e}"));
-                        let line = format!("{} seed {seed}: {note}", settings[s].label);
-                        if bar.is_hidden() {
-                            eprintln!("{line}");
-                        } else {
-                            bar.println(line);
-                        }
-                        Some(Outcome {
-                            setting: s,
-                            ..outcome
-                        })
-                    }
-                    Err(e) => {
-                        first_error.lock().expect("not poisoned").get_or_insert(e);
-                        None
-                    }
-                }
-            })
-            .collect()
-    });
-    bar.finish_and_clear();
-    if let Some(e) = first_error.into_inner().expect("not poisoned") {
-        return Err(e).context("building a model");
-    }
+    let mut outcomes = pool.install(|| run_all(&args, &settings, &jobs))?;
     outcomes.sort_by_key(|o| (o.setting, o.seed));
     let summaries = sweep::summarize(&outcomes, settings.len());
     print!("{}", runs_table(&outcomes, &settings));
@@ -161,6 +124,48 @@ pub fn run(args: SweepArgs) -> Result<()> {
     write_outputs(&dir, &outcomes, &summaries, &settings, args.task, epochs)?;
     println!("\nwritten: {}", dir.display());
     Ok(())
+}
+
+/// Runs every `(setting, seed)` job in parallel, with a progress bar and a line per run.
+fn run_all(args: &SweepArgs, settings: &[Setting], jobs: &[(usize, u64)]) -> Result<Vec<Outcome>> {
+    let bar = ProgressBar::new(jobs.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} runs [{elapsed}, eta {eta}] {msg}")
+            .expect("valid template"),
+    );
+    let first_error = Mutex::new(None);
+    let outcomes = jobs
+        .par_iter()
+        .filter_map(|&(s, seed)| {
+            let result = sweep::run(args.task, args.small, &settings[s], seed, !args.full);
+            bar.inc(1);
+            match result {
+                Ok((outcome, _)) => {
+                    let note = outcome
+                        .solved_at
+                        .map_or("not solved".into(), |e| format!("solved at {e}"));
+                    let line = format!("{} seed {seed}: {note}", settings[s].label);
+                    if bar.is_hidden() {
+                        eprintln!("{line}");
+                    } else {
+                        bar.println(line);
+                    }
+                    Some(Outcome {
+                        setting: s,
+                        ..outcome
+                    })
+                }
+                Err(e) => {
+                    first_error.lock().expect("not poisoned").get_or_insert(e);
+                    None
+                }
+            }
+        })
+        .collect();
+    bar.finish_and_clear();
+    match first_error.into_inner().expect("not poisoned") {
+        Some(e) => Err(e).context("building a model"),
+        None => Ok(outcomes),
+    }
 }
 
 /// The width of the setting column: the longest label, at least "setting".
