@@ -29,10 +29,11 @@ pub fn default_flags() -> Vec<String> {
 
 #[derive(Debug, Args)]
 pub struct BoltArgs {
-    /// Apply BOLT on top of the PGO build (collects a fresh PGO profile first).
+    /// Apply BOLT on top of the PGO build (collects a fresh PGO profile first) [default: off].
     #[arg(long)]
     pub with_pgo: bool,
-    /// Sample with perf and LBR instead of instrumenting (needs hardware branch records).
+    /// Sample with perf and LBR instead of instrumenting (needs hardware branch records)
+    /// [default: off].
     #[arg(long)]
     pub perf: bool,
     /// The training workloads.

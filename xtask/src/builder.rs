@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use crate::paths;
-use crate::tools::host_triple;
+use crate::rustc::host_triple;
 
 /// One build of the `logicars` binary.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,7 +2,8 @@
 
 use anyhow::{bail, Result};
 
-use crate::tools::{install_hint, rustc_info, ToolFinder};
+use crate::rustc;
+use crate::tools::{install_hint, ToolFinder};
 
 /// Tools the pipeline needs, and whether they must match rustc's LLVM.
 const TOOLS: [(&str, bool, bool); 6] = [
@@ -16,7 +17,7 @@ const TOOLS: [(&str, bool, bool); 6] = [
 ];
 
 pub fn run() -> Result<()> {
-    let (rustc, llvm) = rustc_info()?;
+    let (rustc, llvm) = rustc::version_and_llvm()?;
     let finder = ToolFinder::from_env()?;
     println!("{:<14} {:<60} {:<36} ok", "tool", "path", "version");
     println!(

@@ -1,7 +1,7 @@
 //! `cargo xtask flamegraph`: where the time goes, from `perf record -e cpu-clock`
 //! (software sampling: works without hardware counters), drawn with inferno.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -13,8 +13,9 @@ use crate::workloads::WorkloadSet;
 
 #[derive(Debug, Args)]
 pub struct FlamegraphArgs {
-    /// Workload to profile (default: the first of the set).
+    /// Workload to profile [default: the first of the set].
     pub workload: Option<String>,
+    /// The workload set to pick it from.
     #[arg(long, default_value = "profiles/benchmark.toml")]
     pub workloads: PathBuf,
     /// Output SVG.
@@ -82,7 +83,7 @@ pub fn run(args: FlamegraphArgs) -> Result<()> {
 }
 
 /// Folds the stacks of `perf.data` and draws them as a flamegraph SVG.
-fn draw(perf: &std::path::Path, data: &std::path::Path, command_line: &str) -> Result<Vec<u8>> {
+fn draw(perf: &Path, data: &Path, command_line: &str) -> Result<Vec<u8>> {
     let script = duct::cmd(perf, ["script", "-i", &data.display().to_string()])
         .stderr_null()
         .stdout_capture()

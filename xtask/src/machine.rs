@@ -1,9 +1,11 @@
 //! The machine a report was measured on.
 
+use std::path::Path;
+
 use logicars::kernels::simd::SimdLevel;
 use serde::Serialize;
 
-use crate::tools::rustc_info;
+use crate::{paths, rustc};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Machine {
@@ -19,36 +21,68 @@ pub struct Machine {
 
 impl Machine {
     pub fn detect() -> anyhow::Result<Self> {
-        let cpu = std::fs::read_to_string("/proc/cpuinfo")
-            .ok()
-            .and_then(|t| {
-                t.lines().find_map(|l| {
-                    l.strip_prefix("model name")
-                        .map(|r| r.trim_start_matches([' ', '\t', ':']).to_string())
-                })
-            })
-            .unwrap_or_else(|| "unknown".into());
-        let (rustc, llvm_major) = rustc_info()?;
-        let root = crate::paths::root();
-        let git = |args: &[&str]| duct::cmd("git", args).dir(&root).read().unwrap_or_default();
-        let mut commit = git(&["rev-parse", "--short", "HEAD"]);
-        if !git(&["status", "--porcelain", "--untracked-files=no"])
-            .trim()
-            .is_empty()
-        {
-            commit.push_str(" (with uncommitted changes)");
-        }
-        let date = jiff::Timestamp::now()
-            .strftime("%Y-%m-%d %H:%M UTC")
-            .to_string();
+        let (rustc, llvm_major) = rustc::version_and_llvm()?;
         Ok(Machine {
-            cpu,
+            cpu: cpu_model(),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             simd: SimdLevel::detect().name().into(),
             rustc,
             llvm_major,
-            commit,
-            date,
+            commit: commit(&paths::root()),
+            date: utc_minute_now(),
         })
+    }
+}
+
+/// The CPU's model name from `/proc/cpuinfo`, or "unknown".
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines().find_map(|l| {
+                l.strip_prefix("model name")
+                    .map(|r| r.trim_start_matches([' ', '\t', ':']).to_string())
+            })
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The short hash of HEAD, marked when tracked files differ from it, so a report says
+/// which code it measured (empty outside a git checkout).
+fn commit(root: &Path) -> String {
+    let git = |args: &[&str]| duct::cmd("git", args).dir(root).read().unwrap_or_default();
+    let mut commit = git(&["rev-parse", "--short", "HEAD"]);
+    if !git(&["status", "--porcelain", "--untracked-files=no"])
+        .trim()
+        .is_empty()
+    {
+        commit.push_str(" (with uncommitted changes)");
+    }
+    commit
+}
+
+/// The current time in UTC to the minute: enough to tell reports apart.
+fn utc_minute_now() -> String {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%d %H:%M UTC")
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_date_is_utc_to_the_minute() {
+        let date = utc_minute_now();
+        let parsed = jiff::civil::DateTime::strptime("%Y-%m-%d %H:%M UTC", &date).unwrap();
+        assert!(parsed.year() >= 2024, "{date}");
+    }
+
+    #[test]
+    fn reports_the_simd_level_the_kernels_use() {
+        let machine = Machine::detect().unwrap();
+        assert_eq!(machine.simd, SimdLevel::detect().name());
+        assert!(machine.cores >= 1);
     }
 }

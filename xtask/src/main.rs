@@ -11,6 +11,7 @@ mod paths;
 mod pgo;
 mod report;
 mod runner;
+mod rustc;
 mod setup;
 mod stats;
 mod tools;
@@ -64,6 +65,38 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("Error: {e:#}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    #[test]
+    fn the_usage_names_cargo_xtask() {
+        let help = Cli::command().render_help().to_string();
+        assert!(help.contains("Usage: cargo xtask <COMMAND>"), "{help}");
+    }
+
+    /// Every flag explains itself and names its default (clap prints `default_value`s;
+    /// a flag without one says it in its help line).
+    #[test]
+    fn every_flag_has_help_naming_its_default() {
+        let cli = Cli::command();
+        cli.clone().debug_assert();
+        for sub in cli.get_subcommands() {
+            for arg in sub.get_arguments() {
+                let id = format!("{} {}", sub.get_name(), arg.get_id());
+                let help = arg.get_help().map(ToString::to_string);
+                let help = help.unwrap_or_else(|| panic!("{id} has no help line"));
+                let required = arg.is_required_set();
+                if !required && arg.get_default_values().is_empty() {
+                    assert!(help.contains("[default: "), "{id}: {help}");
+                }
+            }
         }
     }
 }

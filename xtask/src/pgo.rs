@@ -15,7 +15,7 @@ use crate::workloads::WorkloadSet;
 
 #[derive(Debug, Args)]
 pub struct PgoArgs {
-    /// Also build for this machine's CPU (-C target-cpu=native).
+    /// Also build for this machine's CPU (-C target-cpu=native) [default: off].
     #[arg(long)]
     pub native: bool,
     /// The training workloads.

@@ -2,10 +2,10 @@
 
 use anyhow::{bail, Context, Result};
 
-use crate::tools::rustc_info;
+use crate::rustc;
 
 pub fn run() -> Result<()> {
-    let (_, llvm) = rustc_info()?;
+    let (_, llvm) = rustc::version_and_llvm()?;
     eprintln!("[setup] rustup component add llvm-tools");
     duct::cmd!("rustup", "component", "add", "llvm-tools")
         .run()

@@ -5,9 +5,11 @@
 //! the suffixed name (`llvm-profdata-22`), rustup's `llvm-tools`, then the plain name.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
+
+use crate::rustc;
 
 /// How to install each tool on Debian with rustup.
 pub fn install_hint(tool: &str, llvm_major: u32) -> String {
@@ -34,24 +36,6 @@ pub fn parse_llvm_major(version_output: &str) -> Option<u32> {
         .ok()
 }
 
-/// rustc's version line and LLVM major.
-pub fn rustc_info() -> Result<(String, u32)> {
-    let meta =
-        rustc_version::version_meta().context("asking rustc its version (is Rust installed?)")?;
-    let major = meta
-        .llvm_version
-        .map(|v| v.major as u32)
-        .ok_or_else(|| anyhow!("rustc names no LLVM version: {}", meta.short_version_string))?;
-    Ok((meta.short_version_string, major))
-}
-
-/// The host target triple.
-pub fn host_triple() -> Result<String> {
-    Ok(rustc_version::version_meta()
-        .context("asking rustc its host")?
-        .host)
-}
-
 /// A tool that was found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Found {
@@ -71,20 +55,10 @@ pub struct ToolFinder {
 impl ToolFinder {
     /// The real environment: `$PATH`, rustup's `llvm-tools` folder, rustc's LLVM.
     pub fn from_env() -> Result<Self> {
-        let (_, llvm_major) = rustc_info()?;
-        let rustup_bin = duct::cmd!("rustc", "--print", "sysroot")
-            .read()
-            .ok()
-            .zip(host_triple().ok())
-            .map(|(sysroot, host)| {
-                Path::new(sysroot.trim())
-                    .join("lib/rustlib")
-                    .join(host)
-                    .join("bin")
-            });
+        let (_, llvm_major) = rustc::version_and_llvm()?;
         Ok(ToolFinder {
             path_var: std::env::var_os("PATH").unwrap_or_default(),
-            rustup_bin,
+            rustup_bin: rustc::llvm_tools_dir(),
             llvm_major,
         })
     }
@@ -189,6 +163,7 @@ fn describe(path: PathBuf) -> Found {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+    use std::path::Path;
 
     fn stub(dir: &Path, name: &str, version_text: &str) {
         let path = dir.join(name);
