@@ -7,7 +7,7 @@ use logicars::model::config::ModelConfig;
 use logicars::model::network::Model;
 use logicars::model::parametrization::Parametrization;
 use logicars::model::task::TaskKind;
-use logicars::train::loss_and_gradient;
+use logicars::train::{loss_and_gradient, loss_and_gradient_over};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -61,6 +61,21 @@ fn check(
     masks: Option<FireMasks>,
     memory: ActivationMemory,
 ) {
+    check_over(model, init, target, masks, memory, 1);
+}
+
+/// [`check`] for a loss summed over the states after the last `loss_steps` steps.
+fn check_over(
+    model: Model,
+    init: Grids,
+    target: Grids,
+    masks: Option<FireMasks>,
+    memory: ActivationMemory,
+    loss_steps: usize,
+) {
+    let loss_and_gradient = |model: &Model, init: &Grids, target: &Grids, masks, memory| {
+        loss_and_gradient_over(model, init, target, masks, memory, loss_steps)
+    };
     let (_, analytic) = loss_and_gradient(&model, &init, &target, masks.as_ref(), memory);
     let mut worst: f64 = 0.0;
     let mut checked = 0;
@@ -104,6 +119,19 @@ fn input_wise_rollout_gradient_matches_finite_differences() {
     };
     let (model, init, target) = tiny_case(config, 15);
     check(model, init, target, None, ActivationMemory::Recompute);
+}
+
+#[test]
+fn loss_over_the_last_steps_has_the_gradient_of_finite_differences() {
+    let (model, init, target) = tiny_case(tiny_config(4, None, true), 16);
+    let (one, _) = loss_and_gradient(&model, &init, &target, None, ActivationMemory::Recompute);
+    let (three, _) =
+        loss_and_gradient_over(&model, &init, &target, None, ActivationMemory::Recompute, 3);
+    assert!(
+        three > one,
+        "two more states add to the loss: {three} vs {one}"
+    );
+    check_over(model, init, target, None, ActivationMemory::Store, 3);
 }
 
 #[test]

@@ -5,13 +5,14 @@ use logicars::automaton::grid::Grids;
 use logicars::automaton::hard::HardRollout;
 use logicars::automaton::masks::FireMasks;
 use logicars::automaton::soft::{state_index, ActivationMemory, SoftRollout};
-use logicars::kernels::parameters::{hard_truth, SoftParams};
+use logicars::kernels::parameters::{hard_truth, Forward, SoftParams};
 use logicars::kernels::soft::TILE;
 use logicars::model::circuit::Circuit;
 use logicars::model::config::ModelConfig;
 use logicars::model::network::Model;
 use logicars::model::parametrization::Parametrization;
 use logicars::model::task::TaskKind;
+use logicars::train::{Gradient, Objective};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -89,4 +90,36 @@ fn zero_padded_sync() {
 #[test]
 fn periodic_async() {
     run(true, Some(0.6), 2);
+}
+
+/// A straight-through forward runs every gate's hard op, whatever its logits: its soft
+/// loss counts the hard rollout's wrong bits exactly, and it still has a gradient.
+#[test]
+fn straight_through_forward_is_the_hard_circuit() {
+    for parametrization in Parametrization::ALL {
+        let config = ModelConfig {
+            parametrization,
+            ..logicars::tasks::preset(TaskKind::Checkerboard, true).0
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut model = Model::new(config, &mut rng).unwrap();
+        for logits in &mut model.logits {
+            logits
+                .iter_mut()
+                .for_each(|l| *l = rng.random_range(-2.0..2.0));
+        }
+        let c = &model.config;
+        let init = Grids::random_bits(2, c.height, c.width, c.channels, &mut rng);
+        let target = logicars::tasks::target(c, &init, c.steps);
+        let shape = (c.height, c.width);
+        let memory = ActivationMemory::Recompute;
+        let mut objective = Objective::new(&model, 2, shape, c.steps, memory);
+        objective.set_forward(Forward::StraightThrough);
+        let metrics = objective.run(&model, &init, &target, None, Gradient::Compute);
+        assert_eq!(metrics.soft_loss, metrics.hard_loss, "{parametrization:?}");
+        assert!(metrics.hard_loss > 0.0, "random gates get some bits wrong");
+        let grads = objective.logit_grads().iter().flatten();
+        assert!(grads.clone().all(|g| g.is_finite()));
+        assert!(grads.clone().any(|&g| g != 0.0), "{parametrization:?}");
+    }
 }

@@ -144,8 +144,13 @@ impl SoftRollout {
 
     /// The state after the last step.
     pub fn final_state(&self) -> &[f32] {
+        self.state(self.steps)
+    }
+
+    /// The state after `step` steps (0: the initial state).
+    pub fn state(&self, step: usize) -> &[f32] {
         let len = self.state_len();
-        &self.states[self.steps * len..]
+        &self.states[step * len..(step + 1) * len]
     }
 
     /// Runs all steps with the given gate coefficients.
@@ -178,15 +183,16 @@ impl SoftRollout {
         self.stored_acts = stored;
     }
 
-    /// Backpropagates `final_grads` (tile-blocked, like a state) through every step and
-    /// returns the gradient of every parameter's four coefficients.
+    /// Backpropagates the loss's gradients on the last states (tile-blocked, like a
+    /// state; `loss_grads[j]` is on the state after step `steps - j`) through every step
+    /// and returns the gradient of every parameter's four coefficients.
     ///
     /// Must follow [`forward`](Self::forward) with the same coefficients and masks.
     pub fn backward(
         &mut self,
         circuit: &Circuit,
         coefs: &[[f32; 4]],
-        final_grads: &[f32],
+        loss_grads: &[Vec<f32>],
         masks: Option<&FireMasks>,
         coef_grads: &mut [[f64; 4]],
     ) {
@@ -197,7 +203,7 @@ impl SoftRollout {
         if self.tile_coef_grads.is_empty() {
             self.tile_coef_grads = vec![vec![[0.0; 4]; self.params]; tiles];
         }
-        self.next_state_grads.copy_from_slice(final_grads);
+        self.next_state_grads.copy_from_slice(&loss_grads[0]);
         let mut tile_coef_grads = std::mem::take(&mut self.tile_coef_grads);
         let mut patch_grads = std::mem::take(&mut self.patch_grads);
         tile_coef_grads
@@ -235,16 +241,14 @@ impl SoftRollout {
             if t > 0 {
                 self.scatter_patch_grads(&patch_grads, channels, t, masks);
                 std::mem::swap(&mut self.state_grads, &mut self.next_state_grads);
-            }
-        }
-        // Tile order, whatever the thread count: the sum is the same on any machine.
-        for tile_grads in &tile_coef_grads {
-            for (total, g) in coef_grads.iter_mut().zip(tile_grads) {
-                for k in 0..4 {
-                    total[k] += g[k];
+                if let Some(loss_grads) = loss_grads.get(self.steps - t) {
+                    for (g, l) in self.next_state_grads.iter_mut().zip(loss_grads) {
+                        *g += l;
+                    }
                 }
             }
         }
+        sum_in_tile_order(&tile_coef_grads, coef_grads);
         self.tile_coef_grads = tile_coef_grads;
         self.patch_grads = patch_grads;
     }
@@ -354,6 +358,18 @@ fn gather_patch(
                 } else {
                     state[state_index(channels, c, n as usize)]
                 };
+            }
+        }
+    }
+}
+
+/// Adds every tile's coefficient gradients in tile order, whatever the thread count, so
+/// the sum is the same on any machine.
+fn sum_in_tile_order(tile_coef_grads: &[Vec<[f64; 4]>], coef_grads: &mut [[f64; 4]]) {
+    for tile_grads in tile_coef_grads {
+        for (total, g) in coef_grads.iter_mut().zip(tile_grads) {
+            for k in 0..4 {
+                total[k] += g[k];
             }
         }
     }

@@ -4,6 +4,17 @@ use crate::kernels::hard::TruthMasks;
 use crate::model::gates::NUM_OPS;
 use crate::model::parametrization::{Parametrization, Relaxation, SoftState};
 
+/// Which coefficients the soft rollout runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Forward {
+    /// The relaxed gates (the paper's training).
+    #[default]
+    Soft,
+    /// Each gate's hard op, with gradients taken through the relaxation
+    /// (straight-through): the loss is the hard circuit's.
+    StraightThrough,
+}
+
 /// Soft state and coefficients of every gate.
 pub struct SoftParams {
     relaxation: Relaxation,
@@ -22,14 +33,19 @@ impl SoftParams {
 
     pub fn from_logits(parametrization: Parametrization, logits: &[[f32; NUM_OPS]]) -> Self {
         let mut params = Self::new(parametrization, logits.len());
-        params.update(logits);
+        params.update(logits, Forward::Soft);
         params
     }
 
     /// Recomputes soft states and coefficients from new parameters.
-    pub fn update(&mut self, logits: &[[f32; NUM_OPS]]) {
-        for ((l, s), c) in logits.iter().zip(&mut self.states).zip(&mut self.coefs) {
-            (*s, *c) = self.relaxation.coefficients(l);
+    pub fn update(&mut self, logits: &[[f32; NUM_OPS]], forward: Forward) {
+        let relaxation = &self.relaxation;
+        let pairs = self.states.iter_mut().zip(&mut self.coefs);
+        for (l, (s, c)) in logits.iter().zip(pairs) {
+            (*s, *c) = match forward {
+                Forward::Soft => relaxation.coefficients(l),
+                Forward::StraightThrough => relaxation.hard_coefficients(l),
+            };
         }
     }
 

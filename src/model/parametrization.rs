@@ -167,6 +167,17 @@ impl Relaxation {
         }
     }
 
+    /// The soft state of a gate with `params` and the coefficients of its hard op: the
+    /// forward of a straight-through step, which computes the hard circuit while
+    /// [`gradient`](Self::gradient) still maps through the soft state.
+    pub fn hard_coefficients(&self, params: &[f32; NUM_OPS]) -> (SoftState, [f32; 4]) {
+        let (state, _) = self.coefficients(params);
+        (
+            state,
+            OPS[self.parametrization.hard_op(params)].coefficients(),
+        )
+    }
+
     /// Maps a gradient on the four coefficients back to the parameters.
     pub fn gradient(&self, state: &SoftState, coef_grad: &[f64; 4]) -> [f32; NUM_OPS] {
         match self.parametrization {

@@ -59,6 +59,18 @@ pub struct Recipe {
     /// ([`Parametrization::discreteness`]), added to the loss per gate (0: none).
     #[serde(default)]
     pub discreteness: f32,
+    /// Share of the run, at its end, whose steps run the hard circuit forward and take
+    /// gradients through the relaxation (straight-through; 0: none, 1: the whole run).
+    #[serde(default)]
+    pub straight_through: f32,
+    /// The soft loss is summed over the states after the last this many steps (1: the
+    /// last state only, as the paper).
+    #[serde(default = "one")]
+    pub loss_steps: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 impl Recipe {
@@ -71,6 +83,8 @@ impl Recipe {
             warmup: 0,
             cosine: false,
             discreteness: 0.0,
+            straight_through: 0.0,
+            loss_steps: 1,
         };
         match name {
             RecipeName::Paper => paper,
@@ -80,6 +94,12 @@ impl Recipe {
                 ..paper
             },
         }
+    }
+
+    /// Whether `epoch` (1-based) of `epochs` is a straight-through step.
+    pub fn is_straight_through(&self, epoch: usize, epochs: usize) -> bool {
+        let soft_epochs = (epochs as f64 * (1.0 - f64::from(self.straight_through))).round();
+        self.straight_through > 0.0 && epoch as f64 > soft_epochs
     }
 
     /// The learning rate of `epoch` (1-based) of `epochs`, for a base rate `lr`.
@@ -130,5 +150,20 @@ mod tests {
         assert!((rates[50] - 0.55).abs() < 1e-6, "half way: {}", rates[50]);
         assert!((rates[100] - 0.1).abs() < 1e-6, "end: {}", rates[100]);
         assert!(rates[3..].windows(2).all(|w| w[1] <= w[0]));
+    }
+
+    #[test]
+    fn straight_through_takes_the_end_of_the_run() {
+        let mut recipe = Recipe::named(RecipeName::InputWise);
+        let hard = |r: &Recipe| {
+            (1..=10)
+                .filter(|&e| r.is_straight_through(e, 10))
+                .collect::<Vec<_>>()
+        };
+        assert!(hard(&recipe).is_empty());
+        recipe.straight_through = 0.3;
+        assert_eq!(hard(&recipe), [8, 9, 10]);
+        recipe.straight_through = 1.0;
+        assert_eq!(hard(&recipe).len(), 10);
     }
 }

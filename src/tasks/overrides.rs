@@ -25,11 +25,14 @@ pub enum Override {
     Warmup(usize),
     Cosine(bool),
     Discreteness(f32),
+    /// Must lie in 0..=1.
+    StraightThrough(f32),
+    LossSteps(usize),
 }
 
 impl Override {
     /// The keys [`Override::from_str`] accepts.
-    pub const KEYS: [&'static str; 12] = [
+    pub const KEYS: [&'static str; 14] = [
         "epochs",
         "batch",
         "lr",
@@ -42,6 +45,8 @@ impl Override {
         "warmup",
         "cosine",
         "discreteness",
+        "straight-through",
+        "loss-steps",
     ];
 
     pub fn apply(self, config: &mut ModelConfig, settings: &mut TrainSettings) {
@@ -62,6 +67,8 @@ impl Override {
             Override::Warmup(n) => recipe.warmup = n,
             Override::Cosine(on) => recipe.cosine = on,
             Override::Discreteness(x) => recipe.discreteness = x,
+            Override::StraightThrough(x) => recipe.straight_through = x,
+            Override::LossSteps(k) => recipe.loss_steps = k,
         }
         config.parametrization = settings.recipe.parametrization;
     }
@@ -100,6 +107,16 @@ impl FromStr for Override {
             "warmup" => Override::Warmup(count()?),
             "cosine" => Override::Cosine(flag()?),
             "discreteness" => Override::Discreteness(number()?),
+            "straight-through" => Override::StraightThrough(
+                Some(number()?)
+                    .filter(|x| (0.0..=1.0).contains(x))
+                    .ok_or_else(|| bad("a share of the run from 0 to 1"))?,
+            ),
+            "loss-steps" => Override::LossSteps(
+                Some(count()?)
+                    .filter(|&k| k >= 1)
+                    .ok_or_else(|| bad("a whole number of steps, at least 1"))?,
+            ),
             _ => {
                 return Err(OverrideError::Key {
                     key: key.to_string(),

@@ -5,5 +5,7 @@ pub mod objective;
 pub mod optimizer;
 pub mod trainer;
 
-pub use objective::{evaluate, loss_and_gradient, Gradient, Metrics, Objective};
+pub use objective::{
+    evaluate, loss_and_gradient, loss_and_gradient_over, Gradient, Metrics, Objective,
+};
 pub use trainer::{fresh_model, run, train, EpochMetrics, TrainError, TrainSummary, Trainer};

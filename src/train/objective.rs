@@ -7,13 +7,13 @@ use crate::automaton::grid::Grids;
 use crate::automaton::hard::HardRollout;
 use crate::automaton::masks::FireMasks;
 use crate::automaton::soft::{ActivationMemory, SoftRollout};
-use crate::kernels::parameters::{hard_truth, SoftParams};
+use crate::kernels::parameters::{hard_truth, Forward, SoftParams};
 use crate::kernels::soft::TILE;
 use crate::model::circuit::Circuit;
 use crate::model::gates::NUM_OPS;
 use crate::model::network::Model;
 use crate::tasks;
-use crate::train::loss::{hard_errors, soft_loss};
+use crate::train::loss::{self, hard_errors, soft_loss};
 
 /// How well a model does on one batch.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -38,10 +38,14 @@ pub enum Gradient {
 pub struct Objective {
     circuit: Circuit,
     params: SoftParams,
+    forward: Forward,
     soft: SoftRollout,
     hard: HardRollout,
     steps: usize,
-    final_grads: Vec<f32>,
+    /// The loss is summed over the states after the last this many steps.
+    loss_steps: usize,
+    /// `loss_grads[j]`: the loss's gradient on the state after step `steps - j`.
+    loss_grads: Vec<Vec<f32>>,
     coef_grads: Vec<[f64; 4]>,
     logit_grads: Vec<[f32; NUM_OPS]>,
 }
@@ -64,7 +68,9 @@ impl Objective {
         let hard = HardRollout::new(batch, height, width, periodic, &circuit);
         Objective {
             params: SoftParams::new(model.config.parametrization, gates),
-            final_grads: vec![0.0; soft.final_state().len()],
+            forward: Forward::Soft,
+            loss_steps: 1,
+            loss_grads: vec![vec![0.0; soft.final_state().len()]],
             coef_grads: vec![[0.0; 4]; gates],
             logit_grads: vec![[0.0; NUM_OPS]; gates],
             soft,
@@ -79,6 +85,19 @@ impl Objective {
         self.soft.geometry().lanes
     }
 
+    /// Which gates the next runs' soft rollout uses (soft until told otherwise).
+    pub fn set_forward(&mut self, forward: Forward) {
+        self.forward = forward;
+    }
+
+    /// Sums the soft loss over the states after the last `k` steps (at least 1, at most
+    /// the rollout's steps; 1 unless told otherwise). The hard loss stays the last step's.
+    pub fn set_loss_steps(&mut self, k: usize) {
+        self.loss_steps = k.clamp(1, self.steps);
+        let len = self.soft.final_state().len();
+        self.loss_grads.resize(self.loss_steps, vec![0.0; len]);
+    }
+
     /// Scores `logits` on one batch. With [`Gradient::Compute`] and a finite soft loss,
     /// [`Objective::logit_grads`] then holds the soft loss's gradient on every logit.
     pub fn run(
@@ -90,16 +109,28 @@ impl Objective {
         gradient: Gradient,
     ) -> Metrics {
         let config = &model.config;
-        self.params.update(&model.logits);
+        self.params.update(&model.logits, self.forward);
         self.soft.set_initial(init);
         self.soft.forward(&self.circuit, &self.params.coefs, masks);
-        let soft_loss = soft_loss(
+        let mut soft_loss = soft_loss(
             self.soft.final_state(),
             config.channels,
             &config.target_channels,
             target,
-            &mut self.final_grads,
+            &mut self.loss_grads[0],
         );
+        for (j, grads) in self.loss_grads.iter_mut().enumerate().skip(1) {
+            let step = self.steps - j;
+            let target = tasks::target(config, init, step);
+            let state = self.soft.state(step);
+            soft_loss += loss::soft_loss(
+                state,
+                config.channels,
+                &config.target_channels,
+                &target,
+                grads,
+            );
+        }
 
         self.hard.set_state(init);
         let truth = hard_truth(model.config.parametrization, &model.logits);
@@ -111,7 +142,7 @@ impl Objective {
             self.soft.backward(
                 &self.circuit,
                 &self.params.coefs,
-                &self.final_grads,
+                &self.loss_grads,
                 masks,
                 &mut self.coef_grads,
             );
@@ -155,8 +186,22 @@ pub fn loss_and_gradient(
     masks: Option<&FireMasks>,
     memory: ActivationMemory,
 ) -> (f64, Vec<[f32; NUM_OPS]>) {
+    loss_and_gradient_over(model, init, target, masks, memory, 1)
+}
+
+/// [`loss_and_gradient`] with the loss summed over the states after the last
+/// `loss_steps` steps ([`Objective::set_loss_steps`]); `target` is the last step's.
+pub fn loss_and_gradient_over(
+    model: &Model,
+    init: &Grids,
+    target: &Grids,
+    masks: Option<&FireMasks>,
+    memory: ActivationMemory,
+    loss_steps: usize,
+) -> (f64, Vec<[f32; NUM_OPS]>) {
     let shape = (init.height, init.width);
     let mut objective = Objective::new(model, init.batch, shape, model.config.steps, memory);
+    objective.set_loss_steps(loss_steps);
     let metrics = objective.run(model, init, target, masks, Gradient::Compute);
     (metrics.soft_loss, objective.logit_grads().to_vec())
 }

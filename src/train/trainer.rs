@@ -7,6 +7,7 @@ use crate::automaton::grid::Grids;
 use crate::automaton::masks::FireMasks;
 use crate::automaton::soft::ActivationMemory;
 use crate::error::ConfigError;
+use crate::kernels::parameters::Forward;
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::gates::NUM_OPS;
 use crate::model::network::Model;
@@ -90,7 +91,8 @@ impl Trainer {
     pub fn with_memory(model: Model, settings: TrainSettings, memory: ActivationMemory) -> Self {
         let config = &model.config;
         let shape = (config.height, config.width);
-        let objective = Objective::new(&model, settings.batch, shape, config.steps, memory);
+        let mut objective = Objective::new(&model, settings.batch, shape, config.steps, memory);
+        objective.set_loss_steps(settings.recipe.loss_steps);
         let mut data_rng = ChaCha8Rng::seed_from_u64(settings.seed);
         data_rng.set_stream(1);
         let optimizer = AdamWConfig {
@@ -164,6 +166,13 @@ impl Trainer {
             let lanes = self.objective.lanes();
             FireMasks::draw(config.steps, lanes, rate, &mut self.data_rng)
         });
+        let s = &self.settings;
+        let forward = if s.recipe.is_straight_through(epoch, s.epochs) {
+            Forward::StraightThrough
+        } else {
+            Forward::Soft
+        };
+        self.objective.set_forward(forward);
         let metrics = self.objective.run(
             &self.model,
             &init,

@@ -98,6 +98,14 @@ pub struct TrainArgs {
     /// between soft and hard loss [default: the recipe's].
     #[arg(long)]
     pub discreteness: Option<f32>,
+    /// Share of the run, at its end, that runs the hard circuit forward and takes
+    /// gradients through the soft gates (straight-through), 0 to 1 [default: the recipe's].
+    #[arg(long, value_name = "SHARE", value_parser = share_of_run)]
+    pub straight_through: Option<f32>,
+    /// Sum the soft loss over the states after the last K steps, not only the last
+    /// [default: the recipe's, 1].
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub loss_steps: Option<u64>,
     /// Start from these parameters (wires and logits of each layer, as in a model file)
     /// instead of drawing them from the seed, e.g. to replay another implementation's run.
     #[arg(long, value_name = "FILE")]
@@ -138,6 +146,16 @@ fn apply_pattern_flags(args: &TrainArgs, config: &mut ModelConfig) -> Result<()>
     Ok(())
 }
 
+/// A number from 0 to 1.
+fn share_of_run(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!(
+            "expected a share of the run from 0 to 1, got {text}"
+        )),
+    }
+}
+
 /// The flags that change a preset, in the order they apply (recipe before its fields).
 fn overrides(args: &TrainArgs) -> Vec<Override> {
     [
@@ -153,6 +171,8 @@ fn overrides(args: &TrainArgs) -> Vec<Override> {
         args.warmup.map(Override::Warmup),
         args.cosine.map(Override::Cosine),
         args.discreteness.map(Override::Discreteness),
+        args.straight_through.map(Override::StraightThrough),
+        args.loss_steps.map(|k| Override::LossSteps(k as usize)),
     ]
     .into_iter()
     .flatten()
