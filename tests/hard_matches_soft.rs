@@ -114,7 +114,7 @@ fn straight_through_forward_is_the_hard_circuit() {
         let shape = (c.height, c.width);
         let memory = ActivationMemory::Recompute;
         let mut objective = Objective::new(&model, 2, shape, c.steps, memory);
-        objective.set_forward(Forward::StraightThrough);
+        objective.set_forward(Forward::StraightThrough(1.0));
         let metrics = objective.run(&model, &init, &target, None, Gradient::Compute);
         assert_eq!(metrics.soft_loss, metrics.hard_loss, "{parametrization:?}");
         assert!(metrics.hard_loss > 0.0, "random gates get some bits wrong");

@@ -5,14 +5,15 @@ use crate::model::gates::NUM_OPS;
 use crate::model::parametrization::{Parametrization, Relaxation, SoftState};
 
 /// Which coefficients the soft rollout runs on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum Forward {
     /// The relaxed gates (the paper's training).
     #[default]
     Soft,
-    /// Each gate's hard op, with gradients taken through the relaxation
-    /// (straight-through): the loss is the hard circuit's.
-    StraightThrough,
+    /// Each gate moved this share (0 to 1) of the way to its hard op, with gradients
+    /// taken through the relaxation (straight-through). At 1 the loss is the hard
+    /// circuit's.
+    StraightThrough(f32),
 }
 
 /// Soft state and coefficients of every gate.
@@ -44,7 +45,9 @@ impl SoftParams {
         for (l, (s, c)) in logits.iter().zip(pairs) {
             (*s, *c) = match forward {
                 Forward::Soft => relaxation.coefficients(l),
-                Forward::StraightThrough => relaxation.hard_coefficients(l),
+                Forward::StraightThrough(hardness) => {
+                    relaxation.straight_through_coefficients(l, hardness)
+                }
             };
         }
     }

@@ -167,15 +167,19 @@ impl Relaxation {
         }
     }
 
-    /// The soft state of a gate with `params` and the coefficients of its hard op: the
-    /// forward of a straight-through step, which computes the hard circuit while
+    /// The soft state of a gate with `params` and coefficients moved a share `hardness`
+    /// of the way from the soft gate's to its hard op's: the forward of a
+    /// straight-through step (hardness 1 computes the hard circuit), while
     /// [`gradient`](Self::gradient) still maps through the soft state.
-    pub fn hard_coefficients(&self, params: &[f32; NUM_OPS]) -> (SoftState, [f32; 4]) {
-        let (state, _) = self.coefficients(params);
-        (
-            state,
-            OPS[self.parametrization.hard_op(params)].coefficients(),
-        )
+    pub fn straight_through_coefficients(
+        &self,
+        params: &[f32; NUM_OPS],
+        hardness: f32,
+    ) -> (SoftState, [f32; 4]) {
+        let (state, soft) = self.coefficients(params);
+        let hard = OPS[self.parametrization.hard_op(params)].coefficients();
+        let blend = std::array::from_fn(|k| soft[k] + hardness * (hard[k] - soft[k]));
+        (state, if hardness == 1.0 { hard } else { blend })
     }
 
     /// Maps a gradient on the four coefficients back to the parameters.

@@ -63,6 +63,10 @@ pub struct Recipe {
     /// gradients through the relaxation (straight-through; 0: none, 1: the whole run).
     #[serde(default)]
     pub straight_through: f32,
+    /// Share of the run, before the straight-through share, over which the forward
+    /// moves linearly from the soft gates to the hard ops (0: switch at once).
+    #[serde(default)]
+    pub hardening: f32,
     /// The soft loss is summed over the states after the last this many steps (1: the
     /// last state only, as the paper).
     #[serde(default = "one")]
@@ -84,6 +88,7 @@ impl Recipe {
             cosine: false,
             discreteness: 0.0,
             straight_through: 0.0,
+            hardening: 0.0,
             loss_steps: 1,
         };
         match name {
@@ -96,10 +101,21 @@ impl Recipe {
         }
     }
 
-    /// Whether `epoch` (1-based) of `epochs` is a straight-through step.
-    pub fn is_straight_through(&self, epoch: usize, epochs: usize) -> bool {
-        let soft_epochs = (epochs as f64 * (1.0 - f64::from(self.straight_through))).round();
-        self.straight_through > 0.0 && epoch as f64 > soft_epochs
+    /// How far the forward of `epoch` (1-based) of `epochs` has moved from the soft
+    /// gates (0) to the hard ops (1): 0, then rising over the hardening share, then 1
+    /// over the straight-through share at the end.
+    pub fn hardness(&self, epoch: usize, epochs: usize) -> f32 {
+        let share = |s: f32| (epochs as f64 * f64::from(s)).round();
+        let hard_from = epochs as f64 - share(self.straight_through);
+        let ramp = share(self.hardening);
+        let epoch = epoch as f64;
+        if self.straight_through > 0.0 && epoch > hard_from {
+            1.0
+        } else if ramp > 0.0 && epoch > hard_from - ramp {
+            ((epoch - (hard_from - ramp)) / (ramp + 1.0)) as f32
+        } else {
+            0.0
+        }
     }
 
     /// The learning rate of `epoch` (1-based) of `epochs`, for a base rate `lr`.
@@ -157,11 +173,15 @@ mod tests {
         let mut recipe = Recipe::named(RecipeName::InputWise);
         let hard = |r: &Recipe| {
             (1..=10)
-                .filter(|&e| r.is_straight_through(e, 10))
+                .filter(|&e| r.hardness(e, 10) == 1.0)
                 .collect::<Vec<_>>()
         };
         assert!(hard(&recipe).is_empty());
         recipe.straight_through = 0.3;
+        assert_eq!(hard(&recipe), [8, 9, 10]);
+        recipe.hardening = 0.3;
+        let ramp: Vec<f32> = (4..=7).map(|e| recipe.hardness(e, 10)).collect();
+        assert_eq!(ramp, [0.0, 0.25, 0.5, 0.75]);
         assert_eq!(hard(&recipe), [8, 9, 10]);
         recipe.straight_through = 1.0;
         assert_eq!(hard(&recipe).len(), 10);

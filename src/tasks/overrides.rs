@@ -27,12 +27,14 @@ pub enum Override {
     Discreteness(f32),
     /// Must lie in 0..=1.
     StraightThrough(f32),
+    /// Must lie in 0..=1.
+    Hardening(f32),
     LossSteps(usize),
 }
 
 impl Override {
     /// The keys [`Override::from_str`] accepts.
-    pub const KEYS: [&'static str; 14] = [
+    pub const KEYS: [&'static str; 15] = [
         "epochs",
         "batch",
         "lr",
@@ -46,6 +48,7 @@ impl Override {
         "cosine",
         "discreteness",
         "straight-through",
+        "hardening",
         "loss-steps",
     ];
 
@@ -68,6 +71,7 @@ impl Override {
             Override::Cosine(on) => recipe.cosine = on,
             Override::Discreteness(x) => recipe.discreteness = x,
             Override::StraightThrough(x) => recipe.straight_through = x,
+            Override::Hardening(x) => recipe.hardening = x,
             Override::LossSteps(k) => recipe.loss_steps = k,
         }
         config.parametrization = settings.recipe.parametrization;
@@ -90,6 +94,11 @@ impl FromStr for Override {
         let count = || value.parse::<usize>().map_err(|_| bad("a whole number"));
         let number = || value.parse::<f32>().map_err(|_| bad("a number"));
         let flag = || value.parse::<bool>().map_err(|_| bad("true or false"));
+        let share = || {
+            Some(number()?)
+                .filter(|x| (0.0..=1.0).contains(x))
+                .ok_or_else(|| bad("a share of the run from 0 to 1"))
+        };
         Ok(match key {
             "epochs" => Override::Epochs(count()?),
             "batch" => Override::Batch(count()?),
@@ -107,11 +116,8 @@ impl FromStr for Override {
             "warmup" => Override::Warmup(count()?),
             "cosine" => Override::Cosine(flag()?),
             "discreteness" => Override::Discreteness(number()?),
-            "straight-through" => Override::StraightThrough(
-                Some(number()?)
-                    .filter(|x| (0.0..=1.0).contains(x))
-                    .ok_or_else(|| bad("a share of the run from 0 to 1"))?,
-            ),
+            "straight-through" => Override::StraightThrough(share()?),
+            "hardening" => Override::Hardening(share()?),
             "loss-steps" => Override::LossSteps(
                 Some(count()?)
                     .filter(|&k| k >= 1)

@@ -167,10 +167,9 @@ impl Trainer {
             FireMasks::draw(config.steps, lanes, rate, &mut self.data_rng)
         });
         let s = &self.settings;
-        let forward = if s.recipe.is_straight_through(epoch, s.epochs) {
-            Forward::StraightThrough
-        } else {
-            Forward::Soft
+        let forward = match s.recipe.hardness(epoch, s.epochs) {
+            0.0 => Forward::Soft,
+            hardness => Forward::StraightThrough(hardness),
         };
         self.objective.set_forward(forward);
         let metrics = self.objective.run(

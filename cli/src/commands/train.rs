@@ -102,6 +102,10 @@ pub struct TrainArgs {
     /// gradients through the soft gates (straight-through), 0 to 1 [default: the recipe's].
     #[arg(long, value_name = "SHARE", value_parser = share_of_run)]
     pub straight_through: Option<f32>,
+    /// Share of the run, before the straight-through share, over which the forward moves
+    /// linearly from the soft gates to the hard ops, 0 to 1 [default: the recipe's, 0].
+    #[arg(long, value_name = "SHARE", value_parser = share_of_run)]
+    pub hardening: Option<f32>,
     /// Sum the soft loss over the states after the last K steps, not only the last
     /// [default: the recipe's, 1].
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
@@ -172,6 +176,7 @@ fn overrides(args: &TrainArgs) -> Vec<Override> {
         args.cosine.map(Override::Cosine),
         args.discreteness.map(Override::Discreteness),
         args.straight_through.map(Override::StraightThrough),
+        args.hardening.map(Override::Hardening),
         args.loss_steps.map(|k| Override::LossSteps(k as usize)),
     ]
     .into_iter()
