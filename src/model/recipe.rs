@@ -51,6 +51,9 @@ pub struct Recipe {
     pub pass_through: f32,
     /// AdamW's decoupled weight decay.
     pub weight_decay: f32,
+    /// AdamW's epsilon: gradients far below it barely move a parameter.
+    #[serde(default = "adam_epsilon")]
+    pub epsilon: f32,
     /// Epochs over which the learning rate rises linearly to its value (0: none).
     pub warmup: usize,
     /// Decay the learning rate to a tenth along a half cosine over the run.
@@ -77,6 +80,10 @@ fn one() -> usize {
     1
 }
 
+fn adam_epsilon() -> f32 {
+    1e-8
+}
+
 impl Recipe {
     pub fn named(name: RecipeName) -> Self {
         let paper = Recipe {
@@ -84,6 +91,7 @@ impl Recipe {
             parametrization: Parametrization::Softmax,
             pass_through: Parametrization::Softmax.default_pass_through(),
             weight_decay: 0.01,
+            epsilon: adam_epsilon(),
             warmup: 0,
             cosine: false,
             discreteness: 0.0,

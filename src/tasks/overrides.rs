@@ -22,6 +22,7 @@ pub enum Override {
     Parametrization(Parametrization),
     PassThrough(f32),
     WeightDecay(f32),
+    Epsilon(f32),
     Warmup(usize),
     Cosine(bool),
     Discreteness(f32),
@@ -34,7 +35,7 @@ pub enum Override {
 
 impl Override {
     /// The keys [`Override::from_str`] accepts.
-    pub const KEYS: [&'static str; 15] = [
+    pub const KEYS: [&'static str; 16] = [
         "epochs",
         "batch",
         "lr",
@@ -44,6 +45,7 @@ impl Override {
         "parametrization",
         "pass-through",
         "weight-decay",
+        "epsilon",
         "warmup",
         "cosine",
         "discreteness",
@@ -67,6 +69,7 @@ impl Override {
             }
             Override::PassThrough(x) => recipe.pass_through = x,
             Override::WeightDecay(x) => recipe.weight_decay = x,
+            Override::Epsilon(x) => recipe.epsilon = x,
             Override::Warmup(n) => recipe.warmup = n,
             Override::Cosine(on) => recipe.cosine = on,
             Override::Discreteness(x) => recipe.discreteness = x,
@@ -113,6 +116,7 @@ impl FromStr for Override {
             ),
             "pass-through" => Override::PassThrough(number()?),
             "weight-decay" => Override::WeightDecay(number()?),
+            "epsilon" => Override::Epsilon(number()?),
             "warmup" => Override::Warmup(count()?),
             "cosine" => Override::Cosine(flag()?),
             "discreteness" => Override::Discreteness(number()?),

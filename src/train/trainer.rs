@@ -97,6 +97,7 @@ impl Trainer {
         data_rng.set_stream(1);
         let optimizer = AdamWConfig {
             weight_decay: settings.recipe.weight_decay,
+            eps: settings.recipe.epsilon,
             ..AdamWConfig::reference(settings.learning_rate)
         };
         Trainer {

@@ -87,6 +87,9 @@ pub struct TrainArgs {
     /// AdamW's decoupled weight decay [default: the recipe's, 0.01].
     #[arg(long)]
     pub weight_decay: Option<f32>,
+    /// AdamW's epsilon [default: the recipe's, 1e-8].
+    #[arg(long)]
+    pub epsilon: Option<f32>,
     /// Epochs of linear learning-rate warm-up [default: the recipe's, 0].
     #[arg(long)]
     pub warmup: Option<usize>,
@@ -172,6 +175,7 @@ fn overrides(args: &TrainArgs) -> Vec<Override> {
         args.parametrization.map(Override::Parametrization),
         args.pass_through.map(Override::PassThrough),
         args.weight_decay.map(Override::WeightDecay),
+        args.epsilon.map(Override::Epsilon),
         args.warmup.map(Override::Warmup),
         args.cosine.map(Override::Cosine),
         args.discreteness.map(Override::Discreteness),
