@@ -42,6 +42,11 @@ fn recipes(c: &mut Criterion) {
             "checkerboard/input-wise+discreteness",
             vec!["recipe=input-wise", "discreteness=1"],
         ),
+        // Every epoch a straight-through one: the share of the run does not matter here.
+        (
+            "checkerboard/input-wise+straight-through",
+            vec!["recipe=input-wise", "straight-through=1"],
+        ),
     ] {
         let (mut config, mut settings) = preset(TaskKind::Checkerboard, false);
         for change in changes {
