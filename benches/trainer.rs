@@ -3,7 +3,8 @@
 //! Every group runs in a 2-thread pool (this project's reference machine has 2 cores)
 //! unless its name says otherwise.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
 use logicars::automaton::hard::HardRollout;
 use logicars::automaton::soft::ActivationMemory;
 use logicars::kernels::parameters::hard_truth;
@@ -53,16 +54,26 @@ fn recipes(c: &mut Criterion) {
             let change: Override = change.parse().unwrap();
             change.apply(&mut config, &mut settings);
         }
-        let mut trainer = pool.install(|| Trainer::from_seed(config, settings).unwrap());
-        let mut e = 0;
-        group.bench_function(name, |b| {
-            b.iter(|| {
-                e += 1;
-                pool.install(|| trainer.epoch(e).unwrap())
-            })
-        });
+        let trainer = pool.install(|| Trainer::from_seed(config, settings).unwrap());
+        bench_epochs(&mut group, name, &pool, trainer);
     }
     group.finish();
+}
+
+/// Times one epoch after another of `trainer` on `pool`.
+fn bench_epochs(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    pool: &rayon::ThreadPool,
+    mut trainer: Trainer,
+) {
+    let mut e = 0;
+    group.bench_function(name, |b| {
+        b.iter(|| {
+            e += 1;
+            pool.install(|| trainer.epoch(e).unwrap())
+        })
+    });
 }
 
 /// One training epoch of the reference checkerboard: batch 2, 16x16, 20 steps,
@@ -84,14 +95,8 @@ fn epoch(c: &mut Criterion) {
         ),
     ] {
         let pool = pool(threads);
-        let mut trainer = pool.install(|| reference_trainer(memory));
-        let mut e = 0;
-        group.bench_function(name, |b| {
-            b.iter(|| {
-                e += 1;
-                pool.install(|| trainer.epoch(e).unwrap())
-            })
-        });
+        let trainer = pool.install(|| reference_trainer(memory));
+        bench_epochs(&mut group, name, &pool, trainer);
     }
     group.finish();
 }
