@@ -14,7 +14,7 @@ fn main() -> ExitCode {
         Err(e) => e.exit(),
     };
     let result = match cli.command {
-        Command::Train(args) => commands::train::run(args),
+        Command::Train(args) => commands::train::run(*args),
         Command::Eval(args) => commands::eval::run(args),
         Command::Render(args) => commands::render::run(args),
         Command::Analyze(args) => commands::analyze::run(args),

@@ -40,6 +40,48 @@ fn same_seed_gives_the_same_log_for_one_and_two_threads() {
 }
 
 #[test]
+fn every_recipe_gives_the_same_log_for_one_and_two_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let recipe = [
+        "--recipe",
+        "input-wise",
+        "--weight-decay",
+        "0.1",
+        "--gate-noise",
+        "0.5",
+        "--straight-through",
+        "0.5",
+        "--hardening",
+        "0.2",
+        "--loss-steps",
+        "3",
+        "--discreteness",
+        "0.1",
+    ];
+    let logs: Vec<String> = [1, 2]
+        .iter()
+        .map(|threads| {
+            let model = dir.path().join(format!("t{threads}/model.json"));
+            logicars()
+                .args(["train", "checkerboard", "--small", "--epochs", "30"])
+                .args(recipe)
+                .args(["--threads", &threads.to_string(), "--save"])
+                .arg(&model)
+                .assert()
+                .success();
+            std::fs::read_to_string(model.with_file_name("metrics.csv")).unwrap()
+        })
+        .collect();
+    assert_eq!(logs[0].lines().count(), 31, "{}", logs[0]);
+    assert_eq!(logs[0], logs[1]);
+    let model = std::fs::read_to_string(dir.path().join("t1/model.json")).unwrap();
+    assert!(
+        model.contains(r#""gate_noise":0.5"#),
+        "the recipe is recorded"
+    );
+}
+
+#[test]
 fn small_checkerboard_reaches_full_hard_accuracy() {
     let dir = tempfile::tempdir().unwrap();
     let (stdout, log) = train_small(dir.path(), 2, 300);

@@ -34,6 +34,12 @@ fn a_sweep_counts_solved_runs_per_setting() {
         runs.contains(",25,181,181,"),
         "seed 25 stopped when solved: {runs}"
     );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(json["settings"][0]["solved"], 1);
+    assert_eq!(json["settings"][0]["median_solved_epoch"], 181.0);
+    assert_eq!(json["runs"].as_array().unwrap().len(), 2);
+    assert_eq!(json["runs"][0]["seed"], 25);
     let svg = std::fs::read_to_string(dir.path().join("sweep.svg")).unwrap();
     assert!(svg.starts_with("<svg"));
 }

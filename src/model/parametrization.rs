@@ -11,6 +11,7 @@
 //!
 //! Parameters are stored as 16 numbers per gate either way; input-wise uses the first 4.
 
+use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
 use crate::model::gates::{
@@ -123,6 +124,31 @@ impl Parametrization {
             }
         }
     }
+}
+
+impl Parametrization {
+    /// Noise of `scale` for one gate's parameters, such that at scale 1 the hard op of the
+    /// perturbed parameters is a sample of the soft gate: standard Gumbel noise on each
+    /// softmax logit (the argmax then picks op `i` with probability `p_i`), standard
+    /// logistic noise on each input-wise corner (`z_ab + noise > 0` with probability
+    /// `t_ab`). Unused parameters get none.
+    pub fn noise(self, scale: f32, rng: &mut impl Rng) -> [f32; NUM_OPS] {
+        let mut noise = [0.0; NUM_OPS];
+        for n in &mut noise[..self.params_per_gate()] {
+            let u = open_unit(rng);
+            let sample = match self {
+                Parametrization::Softmax => -(-u.ln()).ln(),
+                Parametrization::InputWise => (u / (1.0 - u)).ln(),
+            };
+            *n = scale * sample as f32;
+        }
+        noise
+    }
+}
+
+/// A uniform draw from the open interval (0, 1), so that its logarithms are finite.
+fn open_unit(rng: &mut impl Rng) -> f64 {
+    ((rng.random::<u64>() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
 }
 
 /// A gate's soft state between the parameters and the coefficients, kept for the
@@ -264,6 +290,44 @@ mod tests {
         }
         let one_op = Parametrization::InputWise.pass_through(40.0);
         assert!(Parametrization::InputWise.discreteness(&one_op).0 < 1e-12);
+    }
+
+    /// How often each op is the hard op of the parameters plus noise of scale 1.
+    fn sampled_ops(p: Parametrization, params: &[f32; NUM_OPS], draws: usize) -> Vec<f64> {
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut counts = vec![0.0; NUM_OPS];
+        for _ in 0..draws {
+            let noise = p.noise(1.0, &mut rng);
+            let noisy = std::array::from_fn(|i| params[i] + noise[i]);
+            counts[p.hard_op(&noisy)] += 1.0 / draws as f64;
+        }
+        counts
+    }
+
+    #[test]
+    fn noise_samples_the_soft_gate() {
+        let params: [f32; NUM_OPS] = std::array::from_fn(|i| (i as f32 * 1.3).sin());
+        let expected = softmax(&params);
+        let sampled = sampled_ops(Parametrization::Softmax, &params, 40_000);
+        for (op, (s, e)) in sampled.iter().zip(&expected).enumerate() {
+            assert!((s - e).abs() < 0.01, "op {op}: sampled {s}, softmax {e}");
+        }
+        // Input-wise: corner ab is on with probability t_ab, independently.
+        use rand::SeedableRng;
+        let input_wise = Parametrization::InputWise;
+        let (t, _) = Relaxation::new(input_wise).coefficients(&params);
+        let sampled = sampled_ops(input_wise, &params, 40_000);
+        for (op, s) in sampled.iter().enumerate() {
+            let truth = OPS[op].truth;
+            let e: f64 = (0..4)
+                .map(|i| if truth[i] { t[i] } else { 1.0 - t[i] })
+                .product();
+            assert!((s - e).abs() < 0.01, "op {op}: sampled {s}, expected {e}");
+        }
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let noise = input_wise.noise(1.0, &mut rng);
+        assert!(noise[4..].iter().all(|&n| n == 0.0), "unused parameters");
     }
 
     #[test]

@@ -74,6 +74,11 @@ pub struct Recipe {
     /// last state only, as the paper).
     #[serde(default = "one")]
     pub loss_steps: usize,
+    /// Scale of the noise added to every gate's parameters, drawn afresh each epoch,
+    /// before the soft rollout ([`Parametrization::noise`]; 0: none). With a
+    /// straight-through forward each epoch trains one circuit sampled from the soft gates.
+    #[serde(default)]
+    pub gate_noise: f32,
 }
 
 fn one() -> usize {
@@ -98,6 +103,7 @@ impl Recipe {
             straight_through: 0.0,
             hardening: 0.0,
             loss_steps: 1,
+            gate_noise: 0.0,
         };
         match name {
             RecipeName::Paper => paper,

@@ -31,11 +31,13 @@ pub enum Override {
     /// Must lie in 0..=1.
     Hardening(f32),
     LossSteps(usize),
+    /// Must not be negative.
+    GateNoise(f32),
 }
 
 impl Override {
     /// The keys [`Override::from_str`] accepts.
-    pub const KEYS: [&'static str; 16] = [
+    pub const KEYS: [&'static str; 17] = [
         "epochs",
         "batch",
         "lr",
@@ -52,6 +54,7 @@ impl Override {
         "straight-through",
         "hardening",
         "loss-steps",
+        "gate-noise",
     ];
 
     pub fn apply(self, config: &mut ModelConfig, settings: &mut TrainSettings) {
@@ -76,6 +79,7 @@ impl Override {
             Override::StraightThrough(x) => recipe.straight_through = x,
             Override::Hardening(x) => recipe.hardening = x,
             Override::LossSteps(k) => recipe.loss_steps = k,
+            Override::GateNoise(x) => recipe.gate_noise = x,
         }
         config.parametrization = settings.recipe.parametrization;
     }
@@ -126,6 +130,11 @@ impl FromStr for Override {
                 Some(count()?)
                     .filter(|&k| k >= 1)
                     .ok_or_else(|| bad("a whole number of steps, at least 1"))?,
+            ),
+            "gate-noise" => Override::GateNoise(
+                Some(number()?)
+                    .filter(|x| *x >= 0.0)
+                    .ok_or_else(|| bad("a scale of at least 0"))?,
             ),
             _ => {
                 return Err(OverrideError::Key {

@@ -48,6 +48,9 @@ pub struct Objective {
     loss_grads: Vec<Vec<f32>>,
     coef_grads: Vec<[f64; 4]>,
     logit_grads: Vec<[f32; NUM_OPS]>,
+    /// Noise added to the logits of the soft rollout (empty: none), and the sum.
+    noise: Vec<[f32; NUM_OPS]>,
+    perturbed: Vec<[f32; NUM_OPS]>,
 }
 
 impl Objective {
@@ -73,6 +76,8 @@ impl Objective {
             loss_grads: vec![vec![0.0; soft.final_state().len()]],
             coef_grads: vec![[0.0; 4]; gates],
             logit_grads: vec![[0.0; NUM_OPS]; gates],
+            noise: Vec::new(),
+            perturbed: Vec::new(),
             soft,
             hard,
             steps,
@@ -88,6 +93,14 @@ impl Objective {
     /// Which gates the next runs' soft rollout uses (soft until told otherwise).
     pub fn set_forward(&mut self, forward: Forward) {
         self.forward = forward;
+    }
+
+    /// Adds `noise` (one entry per gate, or empty for none) to the logits that the next
+    /// runs' soft rollout and gradient use; the hard rollout keeps the model's own. The
+    /// gradient on the perturbed logits is the gradient on the logits.
+    pub fn set_noise(&mut self, noise: &[[f32; NUM_OPS]]) {
+        self.noise.clear();
+        self.noise.extend_from_slice(noise);
     }
 
     /// Sums the soft loss over the states after the last `k` steps (at least 1, at most
@@ -109,7 +122,18 @@ impl Objective {
         gradient: Gradient,
     ) -> Metrics {
         let config = &model.config;
-        self.params.update(&model.logits, self.forward);
+        if self.noise.is_empty() {
+            self.params.update(&model.logits, self.forward);
+        } else {
+            self.perturbed.clear();
+            let sums = model.logits.iter().zip(&self.noise).map(|(l, n)| {
+                let mut sum = *l;
+                sum.iter_mut().zip(n).for_each(|(s, n)| *s += n);
+                sum
+            });
+            self.perturbed.extend(sums);
+            self.params.update(&self.perturbed, self.forward);
+        }
         self.soft.set_initial(init);
         self.soft.forward(&self.circuit, &self.params.coefs, masks);
         let mut soft_loss = soft_loss(

@@ -65,6 +65,10 @@ pub struct Trainer {
     objective: Objective,
     optimizer: AdamW,
     data_rng: ChaCha8Rng,
+    /// Draws the gate noise of each epoch, apart from the data so that noise leaves the
+    /// batches as they were.
+    noise_rng: ChaCha8Rng,
+    noise: Vec<[f32; NUM_OPS]>,
     /// Initial grids of every epoch, when replaying a run instead of drawing them.
     given_batches: Option<Vec<Grids>>,
     /// The logits before the last optimizer step, to roll back a step that diverged.
@@ -95,6 +99,8 @@ impl Trainer {
         objective.set_loss_steps(settings.recipe.loss_steps);
         let mut data_rng = ChaCha8Rng::seed_from_u64(settings.seed);
         data_rng.set_stream(1);
+        let mut noise_rng = ChaCha8Rng::seed_from_u64(settings.seed);
+        noise_rng.set_stream(2);
         let optimizer = AdamWConfig {
             weight_decay: settings.recipe.weight_decay,
             eps: settings.recipe.epsilon,
@@ -106,6 +112,8 @@ impl Trainer {
             objective,
             settings,
             data_rng,
+            noise_rng,
+            noise: Vec::new(),
             given_batches: None,
             model,
         }
@@ -156,6 +164,20 @@ impl Trainer {
         }
     }
 
+    /// This epoch's noise on every gate's parameters, when the recipe asks for it.
+    fn draw_gate_noise(&mut self) {
+        let scale = self.settings.recipe.gate_noise;
+        if scale == 0.0 {
+            return;
+        }
+        let parametrization = self.model.config.parametrization;
+        let rng = &mut self.noise_rng;
+        self.noise.clear();
+        self.noise
+            .extend((0..self.model.gate_count()).map(|_| parametrization.noise(scale, &mut *rng)));
+        self.objective.set_noise(&self.noise);
+    }
+
     /// Draws a batch, measures soft and hard loss, and takes one optimizer step.
     /// On a non-finite loss, or a step that makes logits non-finite, the model is left
     /// as it was.
@@ -173,6 +195,7 @@ impl Trainer {
             hardness => Forward::StraightThrough(hardness),
         };
         self.objective.set_forward(forward);
+        self.draw_gate_noise();
         let metrics = self.objective.run(
             &self.model,
             &init,

@@ -33,7 +33,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Train a model on one of the paper's tasks.
-    Train(train::TrainArgs),
+    Train(Box<train::TrainArgs>),
     /// Run a saved model and score it against its task's target.
     Eval(eval::EvalArgs),
     /// Draw a hard rollout as a GIF animation or a PNG strip.

@@ -32,7 +32,7 @@ pub struct SweepArgs {
     pub seeds: Seeds,
     /// KEY=V1,V2,...: one setting per value; several --set give every combination.
     /// Keys: epochs, batch, lr, steps, periodic, recipe, parametrization, pass-through,
-    /// weight-decay, epsilon, warmup, cosine, discreteness, straight-through, hardening, loss-steps.
+    /// weight-decay, epsilon, warmup, cosine, discreteness, straight-through, hardening, loss-steps, gate-noise.
     #[arg(long = "set", value_name = "KEY=VALUES")]
     pub sets: Vec<String>,
     /// Keep training after a run is solved (default: stop it there).
@@ -41,7 +41,7 @@ pub struct SweepArgs {
     /// Worker threads shared by all runs [default: all cores].
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Folder for runs.csv, summary.txt and sweep.svg
+    /// Folder for runs.csv, sweep.json, summary.txt and sweep.svg
     /// [default: runs/sweep-<task>[-small]].
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -234,17 +234,30 @@ struct RunRow<'a> {
     error: Option<&'a str>,
 }
 
-fn write_outputs(
-    dir: &std::path::Path,
-    outcomes: &[Outcome],
-    summaries: &[Summary],
-    settings: &[Setting],
-    task: TaskKind,
+/// One setting's success rate in `sweep.json`.
+#[derive(serde::Serialize)]
+struct SettingSummary<'a> {
+    setting: &'a str,
+    runs: usize,
+    solved: usize,
+    interval_95: (f64, f64),
+    median_solved_epoch: Option<f64>,
+    median_wall_s: Option<f64>,
+}
+
+/// The whole sweep for programs: every setting's summary and every run.
+#[derive(serde::Serialize)]
+struct SweepJson<'a> {
+    task: &'a str,
     epochs: usize,
-) -> Result<()> {
-    let mut csv = csv::Writer::from_writer(Vec::new());
-    for o in outcomes {
-        csv.serialize(RunRow {
+    settings: Vec<SettingSummary<'a>>,
+    runs: &'a [RunRow<'a>],
+}
+
+fn run_rows<'a>(outcomes: &'a [Outcome], settings: &'a [Setting]) -> Vec<RunRow<'a>> {
+    outcomes
+        .iter()
+        .map(|o| RunRow {
             setting: &settings[o.setting].label,
             seed: o.seed,
             solved_at: o.solved_at,
@@ -254,10 +267,55 @@ fn write_outputs(
             accuracy: o.last.map(|m| m.accuracy),
             wall_s: o.wall_s,
             error: o.error.as_deref(),
-        })?;
+        })
+        .collect()
+}
+
+fn sweep_json(
+    rows: &[RunRow],
+    summaries: &[Summary],
+    settings: &[Setting],
+    task: TaskKind,
+    epochs: usize,
+) -> Result<Vec<u8>> {
+    let settings = summaries
+        .iter()
+        .zip(settings)
+        .map(|(s, setting)| SettingSummary {
+            setting: &setting.label,
+            runs: s.runs,
+            solved: s.solved,
+            interval_95: s.interval,
+            median_solved_epoch: s.median_epochs,
+            median_wall_s: s.median_wall_s,
+        })
+        .collect();
+    let json = SweepJson {
+        task: task.name(),
+        epochs,
+        settings,
+        runs: rows,
+    };
+    Ok(serde_json::to_vec_pretty(&json)?)
+}
+
+fn write_outputs(
+    dir: &std::path::Path,
+    outcomes: &[Outcome],
+    summaries: &[Summary],
+    settings: &[Setting],
+    task: TaskKind,
+    epochs: usize,
+) -> Result<()> {
+    let rows = run_rows(outcomes, settings);
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    for row in &rows {
+        csv.serialize(row)?;
     }
     let bytes = csv.into_inner().context("writing runs.csv")?;
     output::write_atomically(&dir.join("runs.csv"), &bytes).context("writing runs.csv")?;
+    let json = sweep_json(&rows, summaries, settings, task, epochs)?;
+    output::write_atomically(&dir.join("sweep.json"), &json).context("writing sweep.json")?;
     let summary = summary_table(summaries, settings);
     output::write_atomically(&dir.join("summary.txt"), summary.as_bytes())
         .context("writing summary.txt")?;

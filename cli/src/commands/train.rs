@@ -113,6 +113,11 @@ pub struct TrainArgs {
     /// [default: the recipe's, 1].
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
     pub loss_steps: Option<u64>,
+    /// Scale of the noise added to every gate's parameters each epoch (Gumbel for
+    /// softmax gates, logistic for input-wise ones); with --straight-through 1 each epoch
+    /// trains one sampled circuit [default: the recipe's, 0].
+    #[arg(long, value_name = "SCALE", value_parser = non_negative)]
+    pub gate_noise: Option<f32>,
     /// Start from these parameters (wires and logits of each layer, as in a model file)
     /// instead of drawing them from the seed, e.g. to replay another implementation's run.
     #[arg(long, value_name = "FILE")]
@@ -163,6 +168,14 @@ fn share_of_run(text: &str) -> Result<f32, String> {
     }
 }
 
+/// A number of at least 0.
+fn non_negative(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(x) if x >= 0.0 => Ok(x),
+        _ => Err(format!("expected a number of at least 0, got {text}")),
+    }
+}
+
 /// The flags that change a preset, in the order they apply (recipe before its fields).
 fn overrides(args: &TrainArgs) -> Vec<Override> {
     [
@@ -182,6 +195,7 @@ fn overrides(args: &TrainArgs) -> Vec<Override> {
         args.straight_through.map(Override::StraightThrough),
         args.hardening.map(Override::Hardening),
         args.loss_steps.map(|k| Override::LossSteps(k as usize)),
+        args.gate_noise.map(Override::GateNoise),
     ]
     .into_iter()
     .flatten()
