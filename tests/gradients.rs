@@ -4,10 +4,11 @@ use logicars::automaton::grid::Grids;
 use logicars::automaton::masks::FireMasks;
 use logicars::automaton::soft::ActivationMemory;
 use logicars::model::config::ModelConfig;
+use logicars::model::gates::NUM_OPS;
 use logicars::model::network::Model;
 use logicars::model::parametrization::Parametrization;
 use logicars::model::task::TaskKind;
-use logicars::train::{loss_and_gradient, loss_and_gradient_over};
+use logicars::train::{loss_and_gradient, loss_and_gradient_over, Gradient, Objective};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -73,10 +74,15 @@ fn check_over(
     memory: ActivationMemory,
     loss_steps: usize,
 ) {
-    let loss_and_gradient = |model: &Model, init: &Grids, target: &Grids, masks, memory| {
-        loss_and_gradient_over(model, init, target, masks, memory, loss_steps)
-    };
-    let (_, analytic) = loss_and_gradient(&model, &init, &target, masks.as_ref(), memory);
+    check_with(&model, |model| {
+        loss_and_gradient_over(model, &init, &target, masks.as_ref(), memory, loss_steps)
+    });
+}
+
+/// Compares the gradient that `loss_and_gradient` gives for `model` with central
+/// differences of its loss.
+fn check_with(model: &Model, loss_and_gradient: impl Fn(&Model) -> (f64, Vec<[f32; NUM_OPS]>)) {
+    let (_, analytic) = loss_and_gradient(model);
     let mut worst: f64 = 0.0;
     let mut checked = 0;
     for (gate, gate_grads) in analytic.iter().enumerate() {
@@ -86,8 +92,8 @@ fn check_over(
             up.logits[gate][op] += h;
             let mut down = model.clone();
             down.logits[gate][op] -= h;
-            let (lu, _) = loss_and_gradient(&up, &init, &target, masks.as_ref(), memory);
-            let (ld, _) = loss_and_gradient(&down, &init, &target, masks.as_ref(), memory);
+            let (lu, _) = loss_and_gradient(&up);
+            let (ld, _) = loss_and_gradient(&down);
             let numeric = (lu - ld) / (2.0 * h as f64);
             let got = got as f64;
             if numeric.abs() > 0.05 {
@@ -132,6 +138,35 @@ fn loss_over_the_last_steps_has_the_gradient_of_finite_differences() {
         "two more states add to the loss: {three} vs {one}"
     );
     check_over(model, init, target, None, ActivationMemory::Store, 3);
+}
+
+#[test]
+fn sharpened_gates_have_the_gradient_of_finite_differences() {
+    for parametrization in [Parametrization::Softmax, Parametrization::InputWise] {
+        let config = ModelConfig {
+            parametrization,
+            ..tiny_config(3, None, true)
+        };
+        let (model, init, target) = tiny_case(config, 17);
+        let (init, target) = (&init, &target);
+        let sharpened = |sharpness: f32| {
+            move |model: &Model| {
+                let shape = (init.height, init.width);
+                let memory = ActivationMemory::Recompute;
+                let mut objective = Objective::new(model, init.batch, shape, 3, memory);
+                objective.set_sharpness(sharpness);
+                let metrics = objective.run(model, init, target, None, Gradient::Compute);
+                (metrics.soft_loss, objective.logit_grads().to_vec())
+            }
+        };
+        let (plain, _) = sharpened(1.0)(&model);
+        let (sharp, _) = sharpened(2.0)(&model);
+        assert!(
+            plain != sharp,
+            "{parametrization:?}: sharpening changes the loss"
+        );
+        check_with(&model, sharpened(2.0));
+    }
 }
 
 #[test]

@@ -49,6 +49,8 @@ fn every_recipe_gives_the_same_log_for_one_and_two_threads() {
         "0.1",
         "--gate-noise",
         "0.5",
+        "--sharpen",
+        "4",
         "--straight-through",
         "0.5",
         "--hardening",
@@ -76,7 +78,7 @@ fn every_recipe_gives_the_same_log_for_one_and_two_threads() {
     assert_eq!(logs[0], logs[1]);
     let model = std::fs::read_to_string(dir.path().join("t1/model.json")).unwrap();
     assert!(
-        model.contains(r#""gate_noise":0.5"#),
+        model.contains(r#""gate_noise":0.5"#) && model.contains(r#""sharpen":4.0"#),
         "the recipe is recorded"
     );
 }

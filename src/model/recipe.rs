@@ -79,6 +79,15 @@ pub struct Recipe {
     /// straight-through forward each epoch trains one circuit sampled from the soft gates.
     #[serde(default)]
     pub gate_noise: f32,
+    /// Factor on the gates' parameters in the soft rollout, rising geometrically from 1
+    /// at the first epoch to this at the last: a softmax (or sigmoid) temperature that
+    /// falls from 1 to its inverse, so the soft gates approach the hard ops (1: none).
+    #[serde(default = "unit")]
+    pub sharpen: f32,
+}
+
+fn unit() -> f32 {
+    1.0
 }
 
 fn one() -> usize {
@@ -104,6 +113,7 @@ impl Recipe {
             hardening: 0.0,
             loss_steps: 1,
             gate_noise: 0.0,
+            sharpen: unit(),
         };
         match name {
             RecipeName::Paper => paper,
@@ -130,6 +140,16 @@ impl Recipe {
         } else {
             0.0
         }
+    }
+
+    /// The factor on the gates' parameters in the soft rollout of `epoch` (1-based) of
+    /// `epochs`: `sharpen^((epoch - 1) / (epochs - 1))`.
+    pub fn sharpness(&self, epoch: usize, epochs: usize) -> f32 {
+        if self.sharpen == 1.0 || epochs <= 1 {
+            return 1.0;
+        }
+        let progress = (epoch.saturating_sub(1)) as f64 / (epochs - 1) as f64;
+        f64::from(self.sharpen).powf(progress.min(1.0)) as f32
     }
 
     /// The learning rate of `epoch` (1-based) of `epochs`, for a base rate `lr`.
@@ -180,6 +200,21 @@ mod tests {
         assert!((rates[50] - 0.55).abs() < 1e-6, "half way: {}", rates[50]);
         assert!((rates[100] - 0.1).abs() < 1e-6, "end: {}", rates[100]);
         assert!(rates[3..].windows(2).all(|w| w[1] <= w[0]));
+    }
+
+    #[test]
+    fn sharpening_rises_geometrically_from_one() {
+        let paper = Recipe::named(RecipeName::Paper);
+        assert_eq!(paper.sharpness(250, 500), 1.0, "off by default");
+        let recipe = Recipe {
+            sharpen: 16.0,
+            ..paper
+        };
+        let at = |epoch| recipe.sharpness(epoch, 5);
+        assert_eq!(
+            [at(1), at(2), at(3), at(4), at(5)],
+            [1.0, 2.0, 4.0, 8.0, 16.0]
+        );
     }
 
     #[test]

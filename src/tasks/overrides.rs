@@ -33,11 +33,13 @@ pub enum Override {
     LossSteps(usize),
     /// Must not be negative.
     GateNoise(f32),
+    /// Must be above 0.
+    Sharpen(f32),
 }
 
 impl Override {
     /// The keys [`Override::from_str`] accepts.
-    pub const KEYS: [&'static str; 17] = [
+    pub const KEYS: [&'static str; 18] = [
         "epochs",
         "batch",
         "lr",
@@ -55,6 +57,7 @@ impl Override {
         "hardening",
         "loss-steps",
         "gate-noise",
+        "sharpen",
     ];
 
     pub fn apply(self, config: &mut ModelConfig, settings: &mut TrainSettings) {
@@ -80,6 +83,7 @@ impl Override {
             Override::Hardening(x) => recipe.hardening = x,
             Override::LossSteps(k) => recipe.loss_steps = k,
             Override::GateNoise(x) => recipe.gate_noise = x,
+            Override::Sharpen(x) => recipe.sharpen = x,
         }
         config.parametrization = settings.recipe.parametrization;
     }
@@ -135,6 +139,11 @@ impl FromStr for Override {
                 Some(number()?)
                     .filter(|x| *x >= 0.0)
                     .ok_or_else(|| bad("a scale of at least 0"))?,
+            ),
+            "sharpen" => Override::Sharpen(
+                Some(number()?)
+                    .filter(|x| *x > 0.0 && x.is_finite())
+                    .ok_or_else(|| bad("a factor above 0"))?,
             ),
             _ => {
                 return Err(OverrideError::Key {

@@ -48,8 +48,10 @@ pub struct Objective {
     loss_grads: Vec<Vec<f32>>,
     coef_grads: Vec<[f64; 4]>,
     logit_grads: Vec<[f32; NUM_OPS]>,
-    /// Noise added to the logits of the soft rollout (empty: none), and the sum.
+    /// Noise added to the logits of the soft rollout (empty: none), the factor on the
+    /// sum, and the result.
     noise: Vec<[f32; NUM_OPS]>,
+    sharpness: f32,
     perturbed: Vec<[f32; NUM_OPS]>,
 }
 
@@ -77,6 +79,7 @@ impl Objective {
             coef_grads: vec![[0.0; 4]; gates],
             logit_grads: vec![[0.0; NUM_OPS]; gates],
             noise: Vec::new(),
+            sharpness: 1.0,
             perturbed: Vec::new(),
             soft,
             hard,
@@ -103,6 +106,13 @@ impl Objective {
         self.noise.extend_from_slice(noise);
     }
 
+    /// Multiplies the (noisy) logits of the next runs' soft rollout by `sharpness`: a
+    /// softmax or sigmoid temperature of `1 / sharpness` (1 unless told otherwise). The
+    /// hard ops are those of the model's own logits either way.
+    pub fn set_sharpness(&mut self, sharpness: f32) {
+        self.sharpness = sharpness;
+    }
+
     /// Sums the soft loss over the states after the last `k` steps (at least 1, at most
     /// the rollout's steps; 1 unless told otherwise). The hard loss stays the last step's.
     pub fn set_loss_steps(&mut self, k: usize) {
@@ -122,16 +132,10 @@ impl Objective {
         gradient: Gradient,
     ) -> Metrics {
         let config = &model.config;
-        if self.noise.is_empty() {
+        if self.noise.is_empty() && self.sharpness == 1.0 {
             self.params.update(&model.logits, self.forward);
         } else {
-            self.perturbed.clear();
-            let sums = model.logits.iter().zip(&self.noise).map(|(l, n)| {
-                let mut sum = *l;
-                sum.iter_mut().zip(n).for_each(|(s, n)| *s += n);
-                sum
-            });
-            self.perturbed.extend(sums);
+            self.perturb(&model.logits);
             self.params.update(&self.perturbed, self.forward);
         }
         self.soft.set_initial(init);
@@ -172,12 +176,27 @@ impl Objective {
             );
             self.params
                 .logit_grads(&self.coef_grads, &mut self.logit_grads);
+            if self.sharpness != 1.0 {
+                let s = self.sharpness;
+                self.logit_grads.iter_mut().flatten().for_each(|g| *g *= s);
+            }
         }
         Metrics {
             soft_loss,
             hard_loss: wrong as f64,
             accuracy,
         }
+    }
+
+    /// `perturbed = sharpness * (logits + noise)`, the soft rollout's parameters.
+    fn perturb(&mut self, logits: &[[f32; NUM_OPS]]) {
+        let s = self.sharpness;
+        self.perturbed.clear();
+        self.perturbed
+            .extend(logits.iter().enumerate().map(|(gate, l)| {
+                let noise = self.noise.get(gate).copied().unwrap_or([0.0; NUM_OPS]);
+                std::array::from_fn(|i| (l[i] + noise[i]) * s)
+            }));
     }
 
     /// The gradient of the last [`Gradient::Compute`] run.

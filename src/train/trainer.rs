@@ -195,6 +195,8 @@ impl Trainer {
             hardness => Forward::StraightThrough(hardness),
         };
         self.objective.set_forward(forward);
+        let sharpness = s.recipe.sharpness(epoch, s.epochs);
+        self.objective.set_sharpness(sharpness);
         self.draw_gate_noise();
         let metrics = self.objective.run(
             &self.model,

@@ -118,6 +118,11 @@ pub struct TrainArgs {
     /// trains one sampled circuit [default: the recipe's, 0].
     #[arg(long, value_name = "SCALE", value_parser = non_negative)]
     pub gate_noise: Option<f32>,
+    /// Multiply the gates' parameters in the soft rollout by a factor rising from 1 to
+    /// FACTOR over the run (a temperature falling to 1/FACTOR), so the soft gates
+    /// approach the hard ops [default: the recipe's, 1].
+    #[arg(long, value_name = "FACTOR", value_parser = positive)]
+    pub sharpen: Option<f32>,
     /// Start from these parameters (wires and logits of each layer, as in a model file)
     /// instead of drawing them from the seed, e.g. to replay another implementation's run.
     #[arg(long, value_name = "FILE")]
@@ -176,6 +181,14 @@ fn non_negative(text: &str) -> Result<f32, String> {
     }
 }
 
+/// A finite number above 0.
+fn positive(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!("expected a number above 0, got {text}")),
+    }
+}
+
 /// The flags that change a preset, in the order they apply (recipe before its fields).
 fn overrides(args: &TrainArgs) -> Vec<Override> {
     [
@@ -196,6 +209,7 @@ fn overrides(args: &TrainArgs) -> Vec<Override> {
         args.hardening.map(Override::Hardening),
         args.loss_steps.map(|k| Override::LossSteps(k as usize)),
         args.gate_noise.map(Override::GateNoise),
+        args.sharpen.map(Override::Sharpen),
     ]
     .into_iter()
     .flatten()
