@@ -117,6 +117,27 @@ pub enum ModelFileError {
     },
 }
 
+/// A checkpoint that cannot be written or resumed from.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("cannot read checkpoint {path}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write checkpoint {path}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("checkpoint {file}: at {json_path}: {message}")]
+    Invalid {
+        file: PathBuf,
+        json_path: String,
+        message: String,
+    },
+}
+
 /// A grid file (initial states) that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum GridFileError {

@@ -47,7 +47,10 @@ fn replay() -> Vec<EpochMetrics> {
     assert_eq!(batches.len(), EPOCHS);
     let trainer = Trainer::new(model, settings).with_batches(batches).unwrap();
     let mut log = Vec::new();
-    let (_, _, stopped) = run(trainer, |m| log.push(*m));
+    let (_, _, stopped) = run(trainer, |_, m| {
+        log.push(*m);
+        std::ops::ControlFlow::Continue(())
+    });
     assert!(stopped.is_none(), "{stopped:?}");
     log
 }

@@ -2,15 +2,30 @@
 
 use std::path::{Path, PathBuf};
 
+/// The folder a file goes in (`.` for a bare name).
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// A hidden temporary file beside `path` (`.<name>.XXXXXX.partial`), so that a process
+/// killed while writing leaves nothing that looks like the output itself.
+fn partial_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let dir = folder_of(path);
+    std::fs::create_dir_all(&dir)?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".partial")
+        .tempfile_in(&dir)
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename,
 /// creating parent folders; the result is an ordinary 0644 file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
+    let mut tmp = partial_beside(path)?;
     std::io::Write::write_all(&mut tmp, bytes)?;
     #[cfg(unix)]
     {
@@ -19,4 +34,10 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// Checks, before any work, that [`write_atomically`] could write `path`: its folder
+/// exists or can be made, and a file can be created in it.
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    partial_beside(path).map(drop)
 }

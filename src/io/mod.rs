@@ -2,6 +2,7 @@
 
 pub mod atomic;
 pub mod batch_file;
+pub mod checkpoint_file;
 pub mod grid_file;
 pub mod model_file;
 pub mod pattern_image;

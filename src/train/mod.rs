@@ -3,9 +3,11 @@
 pub mod loss;
 pub mod objective;
 pub mod optimizer;
+pub mod state;
 pub mod trainer;
 
 pub use objective::{
     evaluate, loss_and_gradient, loss_and_gradient_over, Gradient, Metrics, Objective,
 };
+pub use state::TrainerState;
 pub use trainer::{fresh_model, run, train, EpochMetrics, TrainError, TrainSummary, Trainer};

@@ -16,7 +16,7 @@ use crate::tasks;
 use crate::train::loss::{self, hard_errors, soft_loss};
 
 /// How well a model does on one batch.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Metrics {
     /// Sum of squared errors of the target channels at the last step, soft gates.
     pub soft_loss: f64,

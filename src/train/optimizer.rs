@@ -1,5 +1,7 @@
 //! AdamW with element-wise gradient clipping, as the reference notebook's optax chain.
 
+use serde::{Deserialize, Serialize};
+
 use crate::model::gates::NUM_OPS;
 
 /// Hyperparameters of `docs/semantics.md` (the learning rate is per task).
@@ -29,19 +31,43 @@ impl AdamWConfig {
 
 pub struct AdamW {
     config: AdamWConfig,
-    step: i32,
-    m: Vec<[f32; NUM_OPS]>,
-    v: Vec<[f32; NUM_OPS]>,
+    state: AdamWState,
+}
+
+/// What AdamW carries from step to step: the steps taken and both moments of every
+/// parameter. A checkpoint saves it so that a resumed run takes the same steps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdamWState {
+    pub step: i32,
+    pub m: Vec<[f32; NUM_OPS]>,
+    pub v: Vec<[f32; NUM_OPS]>,
 }
 
 impl AdamW {
     pub fn new(config: AdamWConfig, params: usize) -> Self {
         AdamW {
             config,
-            step: 0,
-            m: vec![[0.0; NUM_OPS]; params],
-            v: vec![[0.0; NUM_OPS]; params],
+            state: AdamWState {
+                step: 0,
+                m: vec![[0.0; NUM_OPS]; params],
+                v: vec![[0.0; NUM_OPS]; params],
+            },
         }
+    }
+
+    pub fn state(&self) -> &AdamWState {
+        &self.state
+    }
+
+    /// Continues from a saved state, which must be for as many parameters.
+    pub fn restore(&mut self, state: AdamWState) -> Result<(), AdamWState> {
+        let len = self.state.m.len();
+        if state.m.len() != len || state.v.len() != len || state.step < 0 {
+            return Err(state);
+        }
+        self.state = state;
+        Ok(())
     }
 
     /// The learning rate of the following steps (for schedules).
@@ -59,13 +85,14 @@ impl AdamW {
             weight_decay,
             clip,
         } = self.config;
-        self.step += 1;
-        let correction1 = 1.0 - beta1.powi(self.step);
-        let correction2 = 1.0 - beta2.powi(self.step);
+        let state = &mut self.state;
+        state.step += 1;
+        let correction1 = 1.0 - beta1.powi(state.step);
+        let correction2 = 1.0 - beta2.powi(state.step);
         let rows = params
             .iter_mut()
             .zip(grads)
-            .zip(self.m.iter_mut().zip(&mut self.v));
+            .zip(state.m.iter_mut().zip(&mut state.v));
         for ((w, g), (m, v)) in rows {
             for i in 0..NUM_OPS {
                 let g = g[i].clamp(-clip, clip);

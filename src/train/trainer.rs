@@ -1,5 +1,7 @@
 //! One epoch = one optimizer step on a fresh batch; the loop runs epochs and reports.
 
+use std::ops::ControlFlow;
+
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -14,9 +16,10 @@ use crate::model::network::Model;
 use crate::tasks;
 use crate::train::objective::{Gradient, Metrics, Objective};
 use crate::train::optimizer::{AdamW, AdamWConfig};
+use crate::train::state::{RngState, TrainerState};
 
 /// What one epoch measured (before its optimizer step).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EpochMetrics {
     pub epoch: usize,
     pub metrics: Metrics,
@@ -33,6 +36,11 @@ pub enum TrainError {
          stopped (the model before this step is kept)"
     )]
     NonFiniteParameters { epoch: usize },
+    #[error(
+        "the saved state does not fit this model: its optimizer holds {saved} gates, the \
+         model has {gates}"
+    )]
+    StateMismatch { saved: usize, gates: usize },
     #[error("epoch {epoch} has no given batch: the batch file holds {given} batches")]
     NoBatch { epoch: usize, given: usize },
     #[error(
@@ -48,12 +56,30 @@ pub enum TrainError {
 }
 
 /// The outcome of a whole run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct TrainSummary {
     pub epochs: usize,
     pub last: Option<EpochMetrics>,
     /// The first epoch whose hard loss was 0.
     pub first_perfect_epoch: Option<usize>,
+}
+
+impl TrainSummary {
+    /// The summary of a run's epochs, in order.
+    pub fn of<'a>(history: impl IntoIterator<Item = &'a EpochMetrics>) -> Self {
+        let mut summary = TrainSummary::default();
+        history.into_iter().for_each(|m| summary.record(m));
+        summary
+    }
+
+    /// Adds the next epoch.
+    pub fn record(&mut self, m: &EpochMetrics) {
+        if m.metrics.hard_loss == 0.0 && self.first_perfect_epoch.is_none() {
+            self.first_perfect_epoch = Some(m.epoch);
+        }
+        self.epochs = m.epoch;
+        self.last = Some(*m);
+    }
 }
 
 /// Everything one training run reuses from epoch to epoch. The soft forward and backward
@@ -73,6 +99,8 @@ pub struct Trainer {
     given_batches: Option<Vec<Grids>>,
     /// The logits before the last optimizer step, to roll back a step that diverged.
     previous_logits: Vec<[f32; NUM_OPS]>,
+    /// The last epoch that completed.
+    epochs_done: usize,
 }
 
 impl Trainer {
@@ -115,8 +143,44 @@ impl Trainer {
             noise_rng,
             noise: Vec::new(),
             given_batches: None,
+            epochs_done: 0,
             model,
         }
+    }
+
+    /// Continues a run from `model` (the model after `state.epochs_done` epochs) and the
+    /// state the trainer had then.
+    pub fn resume(
+        model: Model,
+        settings: TrainSettings,
+        state: TrainerState,
+    ) -> Result<Self, TrainError> {
+        let mut trainer = Self::new(model, settings);
+        let gates = trainer.model.gate_count();
+        let saved = state.optimizer.m.len();
+        trainer
+            .optimizer
+            .restore(state.optimizer)
+            .map_err(|_| TrainError::StateMismatch { saved, gates })?;
+        trainer.data_rng = state.data_rng.to_rng();
+        trainer.noise_rng = state.noise_rng.to_rng();
+        trainer.epochs_done = state.epochs_done;
+        Ok(trainer)
+    }
+
+    /// What a checkpoint needs besides the model to continue this run exactly.
+    pub fn state(&self) -> TrainerState {
+        TrainerState {
+            epochs_done: self.epochs_done,
+            optimizer: self.optimizer.state().clone(),
+            data_rng: RngState::of(&self.data_rng),
+            noise_rng: RngState::of(&self.noise_rng),
+        }
+    }
+
+    /// The last epoch that completed (0 before the first).
+    pub fn epochs_done(&self) -> usize {
+        self.epochs_done
     }
 
     /// Trains on these initial grids, one batch per epoch in order, instead of drawing
@@ -220,6 +284,7 @@ impl Trainer {
             self.model.logits.copy_from_slice(&self.previous_logits);
             return Err(TrainError::NonFiniteParameters { epoch });
         }
+        self.epochs_done = epoch;
         Ok(EpochMetrics { epoch, metrics })
     }
 }
@@ -258,33 +323,31 @@ pub fn fresh_model(
 pub fn train(
     model: Model,
     settings: TrainSettings,
-    observe: impl FnMut(&EpochMetrics),
-) -> (Trainer, TrainSummary, Option<TrainError>) {
-    run(Trainer::new(model, settings), observe)
-}
-
-/// Runs the trainer's epochs, calling `observe` after each.
-///
-/// Returns the summary and the trainer (whose model is the last good one) even when a
-/// non-finite loss stopped the run early, so the caller can save it.
-pub fn run(
-    mut trainer: Trainer,
     mut observe: impl FnMut(&EpochMetrics),
 ) -> (Trainer, TrainSummary, Option<TrainError>) {
-    let mut summary = TrainSummary {
-        epochs: 0,
-        last: None,
-        first_perfect_epoch: None,
-    };
-    for epoch in 1..=trainer.settings.epochs {
+    run(Trainer::new(model, settings), |_, m| {
+        observe(m);
+        ControlFlow::Continue(())
+    })
+}
+
+/// Runs the trainer's remaining epochs, calling `observe` after each; `observe` can stop
+/// the run after any epoch ([`Trainer::epochs_done`] then says where).
+///
+/// Returns the summary of the epochs run here and the trainer (whose model is the last
+/// good one) even when a non-finite loss stopped the run early, so the caller can save it.
+pub fn run(
+    mut trainer: Trainer,
+    mut observe: impl FnMut(&Trainer, &EpochMetrics) -> ControlFlow<()>,
+) -> (Trainer, TrainSummary, Option<TrainError>) {
+    let mut summary = TrainSummary::default();
+    for epoch in trainer.epochs_done + 1..=trainer.settings.epochs {
         match trainer.epoch(epoch) {
             Ok(metrics) => {
-                if metrics.metrics.hard_loss == 0.0 && summary.first_perfect_epoch.is_none() {
-                    summary.first_perfect_epoch = Some(epoch);
+                summary.record(&metrics);
+                if observe(&trainer, &metrics).is_break() {
+                    break;
                 }
-                summary.epochs = epoch;
-                summary.last = Some(metrics);
-                observe(&metrics);
             }
             Err(e) => return (trainer, summary, Some(e)),
         }

@@ -19,13 +19,13 @@ pub const VERSION: u32 = 1;
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ModelFile {
+pub(crate) struct ModelFile {
     format: String,
     version: u32,
     config: ModelConfig,
     /// How the model was trained (recipe, epochs, seed...), when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    training: Option<TrainSettings>,
+    pub(crate) training: Option<TrainSettings>,
     perceive: Vec<PerceiveLayer>,
     update: Vec<UpdateLayer>,
 }
@@ -123,7 +123,7 @@ pub fn params_from_json(text: &str, config: &ModelConfig) -> Result<Model, (Stri
 }
 
 /// Deserializes JSON, naming the path of the first problem.
-fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Invalid> {
+pub(crate) fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Invalid> {
     let de = &mut serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
@@ -136,7 +136,7 @@ fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Invalid> {
     })
 }
 
-fn to_file(model: &Model, training: Option<&TrainSettings>) -> ModelFile {
+pub(crate) fn to_file(model: &Model, training: Option<&TrainSettings>) -> ModelFile {
     let kernels = model.config.kernels;
     let used = model.config.parametrization.params_per_gate();
     let perceive = model
@@ -178,9 +178,10 @@ fn to_file(model: &Model, training: Option<&TrainSettings>) -> ModelFile {
     }
 }
 
-type Invalid = (String, String);
+/// A problem in a file: `(json path, message)`.
+pub(crate) type Invalid = (String, String);
 
-fn invalid(path: impl Into<String>, message: impl Into<String>) -> Invalid {
+pub(crate) fn invalid(path: impl Into<String>, message: impl Into<String>) -> Invalid {
     (path.into(), message.into())
 }
 
@@ -204,7 +205,7 @@ fn check_header(file: &ModelFile) -> Result<(), Invalid> {
     Ok(())
 }
 
-fn from_file(file: ModelFile) -> Result<Model, Invalid> {
+pub(crate) fn from_file(file: ModelFile) -> Result<Model, Invalid> {
     check_header(&file)?;
     let config = file.config;
     config

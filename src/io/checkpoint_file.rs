@@ -1,0 +1,148 @@
+//! The checkpoint file: a model file together with the trainer's state, the metrics so
+//! far and where the run writes, so that `train --resume` continues the run exactly.
+//!
+//! One file, written atomically: a run killed at any moment leaves the previous
+//! checkpoint or the new one, never a mix.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::CheckpointError;
+use crate::io::model_file::{self, invalid, Invalid, ModelFile};
+use crate::model::config::TrainSettings;
+use crate::model::network::Model;
+use crate::train::{EpochMetrics, TrainerState};
+
+pub const FORMAT: &str = "logicars-checkpoint";
+pub const VERSION: u32 = 1;
+
+/// Where a run writes and what it reads besides the model, as the run started with them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunOutputs {
+    pub model: PathBuf,
+    pub log: PathBuf,
+    /// Folder of the loss plot and rollout GIF (none: not written).
+    pub artefacts: Option<PathBuf>,
+    /// The given batches the run trains on (none: drawn from the seed).
+    pub batches: Option<PathBuf>,
+    /// A progress line every this many epochs.
+    pub log_interval: usize,
+}
+
+/// A run after some epochs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checkpoint {
+    pub model: Model,
+    pub settings: TrainSettings,
+    pub state: TrainerState,
+    /// Every epoch's metrics so far, in order.
+    pub history: Vec<EpochMetrics>,
+    pub outputs: RunOutputs,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckpointFile {
+    format: String,
+    version: u32,
+    model: ModelFile,
+    state: TrainerState,
+    history: Vec<EpochMetrics>,
+    outputs: RunOutputs,
+}
+
+/// The checkpoint of the model saved at `model`: `model.json` -> `model.checkpoint.json`.
+pub fn path_beside(model: &Path) -> PathBuf {
+    let stem = model.file_stem().unwrap_or_default().to_string_lossy();
+    model.with_file_name(format!("{stem}.checkpoint.json"))
+}
+
+/// Writes `checkpoint` to `path` atomically (creating parent folders).
+pub fn save(checkpoint: &Checkpoint, path: &Path) -> Result<(), CheckpointError> {
+    let write_err = |source| CheckpointError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = CheckpointFile {
+        format: FORMAT.into(),
+        version: VERSION,
+        model: model_file::to_file(&checkpoint.model, Some(&checkpoint.settings)),
+        state: checkpoint.state.clone(),
+        history: checkpoint.history.clone(),
+        outputs: checkpoint.outputs.clone(),
+    };
+    let json = serde_json::to_vec(&file).map_err(|e| write_err(e.into()))?;
+    crate::io::atomic::write_atomically(path, &json).map_err(write_err)
+}
+
+/// Reads and validates a checkpoint.
+pub fn load(path: &Path) -> Result<Checkpoint, CheckpointError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CheckpointError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    from_json(&text).map_err(|(json_path, message)| CheckpointError::Invalid {
+        file: path.to_path_buf(),
+        json_path,
+        message,
+    })
+}
+
+/// Parses and validates checkpoint JSON; errors are `(json path, message)`.
+pub fn from_json(text: &str) -> Result<Checkpoint, Invalid> {
+    let file: CheckpointFile = model_file::parse(text)?;
+    if file.format != FORMAT {
+        let found = &file.format;
+        return Err(invalid(
+            "format",
+            format!("expected \"{FORMAT}\", found \"{found}\""),
+        ));
+    }
+    if file.version != VERSION {
+        let found = file.version;
+        let message = format!("this build reads version {VERSION}, the file is version {found}");
+        return Err(invalid("version", message));
+    }
+    let settings = file.model.training.clone().ok_or_else(|| {
+        invalid(
+            "model.training",
+            "a checkpoint's model must say how it is trained",
+        )
+    })?;
+    let model = model_file::from_file(file.model)
+        .map_err(|(path, message)| (format!("model.{path}"), message))?;
+    check_progress(&file.state, &file.history, settings.epochs)?;
+    Ok(Checkpoint {
+        model,
+        settings,
+        state: file.state,
+        history: file.history,
+        outputs: file.outputs,
+    })
+}
+
+/// The history holds epochs 1..=done in order, and done is within the run.
+fn check_progress(
+    state: &TrainerState,
+    history: &[EpochMetrics],
+    epochs: usize,
+) -> Result<(), Invalid> {
+    let done = state.epochs_done;
+    if done > epochs {
+        let message = format!("{done} epochs done of a run of {epochs}");
+        return Err(invalid("state.epochs_done", message));
+    }
+    if history.len() != done {
+        let message = format!("{} epochs of metrics for {done} epochs done", history.len());
+        return Err(invalid("history", message));
+    }
+    match history.iter().enumerate().find(|(i, m)| m.epoch != i + 1) {
+        Some((i, m)) => Err(invalid(
+            format!("history[{i}].epoch"),
+            format!("expected epoch {}, found {}", i + 1, m.epoch),
+        )),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,64 @@
+//! What a training run carries from one epoch to the next besides the model, so that a
+//! run stopped after any epoch and resumed takes exactly the steps it would have taken.
+
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::train::optimizer::AdamWState;
+
+/// The trainer's state after `epochs_done` epochs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainerState {
+    pub epochs_done: usize,
+    pub optimizer: AdamWState,
+    /// Draws the batches (and async fire masks).
+    pub data_rng: RngState,
+    /// Draws the gate noise.
+    pub noise_rng: RngState,
+}
+
+/// A ChaCha8 generator's position: its seed, stream and the words it has given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RngState {
+    pub seed: [u8; 32],
+    pub stream: u64,
+    pub word_pos: u128,
+}
+
+impl RngState {
+    pub fn of(rng: &ChaCha8Rng) -> Self {
+        RngState {
+            seed: rng.get_seed(),
+            stream: rng.get_stream(),
+            word_pos: rng.get_word_pos(),
+        }
+    }
+
+    pub fn to_rng(self) -> ChaCha8Rng {
+        use rand::SeedableRng;
+        let mut rng = ChaCha8Rng::from_seed(self.seed);
+        rng.set_stream(self.stream);
+        rng.set_word_pos(self.word_pos);
+        rng
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{RngExt, SeedableRng};
+
+    use super::*;
+
+    #[test]
+    fn a_restored_generator_continues_where_it_stopped() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        rng.set_stream(2);
+        let _: Vec<u32> = (0..13).map(|_| rng.random()).collect();
+        let mut restored = RngState::of(&rng).to_rng();
+        let next: Vec<u64> = (0..5).map(|_| rng.random()).collect();
+        let again: Vec<u64> = (0..5).map(|_| restored.random()).collect();
+        assert_eq!(next, again);
+    }
+}

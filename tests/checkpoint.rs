@@ -1,0 +1,134 @@
+//! A run saved to a checkpoint after any epoch and resumed takes exactly the steps of a
+//! run that was never stopped; a damaged checkpoint is refused with the place it is wrong.
+
+use std::ops::ControlFlow;
+
+use logicars::io::checkpoint_file::{self, Checkpoint, RunOutputs};
+use logicars::model::task::TaskKind;
+use logicars::tasks::{preset, Override};
+use logicars::train::{run, EpochMetrics, Trainer};
+
+/// A short run of `task` with `changes` applied.
+fn trainer(task: TaskKind, changes: &[&str]) -> Trainer {
+    let (mut config, mut settings) = preset(task, true);
+    settings.epochs = 12;
+    for change in changes {
+        let change: Override = change.parse().unwrap();
+        change.apply(&mut config, &mut settings);
+    }
+    Trainer::from_seed(config, settings).unwrap()
+}
+
+/// Runs the trainer's remaining epochs, or stops after `stop_after`.
+fn train(trainer: Trainer, stop_after: usize) -> (Trainer, Vec<EpochMetrics>) {
+    let mut history = Vec::new();
+    let (trainer, _, error) = run(trainer, |_, m| {
+        history.push(*m);
+        match m.epoch == stop_after {
+            true => ControlFlow::Break(()),
+            false => ControlFlow::Continue(()),
+        }
+    });
+    assert!(error.is_none());
+    (trainer, history)
+}
+
+fn outputs() -> RunOutputs {
+    RunOutputs {
+        model: "run/model.json".into(),
+        log: "run/metrics.csv".into(),
+        artefacts: None,
+        batches: None,
+        log_interval: 3,
+    }
+}
+
+#[test]
+fn a_resumed_run_equals_one_never_stopped() {
+    let runs: [(TaskKind, &[&str]); 3] = [
+        (
+            TaskKind::Checkerboard,
+            &["recipe=input-wise", "gate-noise=0.3", "warmup=4"],
+        ),
+        (TaskKind::CheckerboardAsync, &[]),
+        (TaskKind::Gol, &["sharpen=4", "straight-through=0.25"]),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (task, changes) in runs {
+        let (whole, whole_history) = train(trainer(task, changes), 0);
+        for stop_after in [1, 5, 11] {
+            let (first, mut history) = train(trainer(task, changes), stop_after);
+            assert_eq!(first.epochs_done(), stop_after);
+            let checkpoint = Checkpoint {
+                model: first.model.clone(),
+                settings: first.settings().clone(),
+                state: first.state(),
+                history: history.clone(),
+                outputs: outputs(),
+            };
+            let path = dir.path().join("model.checkpoint.json");
+            checkpoint_file::save(&checkpoint, &path).unwrap();
+            let loaded = checkpoint_file::load(&path).unwrap();
+            assert_eq!(
+                loaded, checkpoint,
+                "a checkpoint reads back as it was written"
+            );
+            let resumed = Trainer::resume(loaded.model, loaded.settings, loaded.state).unwrap();
+            let (rest, more) = train(resumed, 0);
+            history.extend(more);
+            assert_eq!(
+                history, whole_history,
+                "{task:?} stopped after {stop_after}"
+            );
+            assert_eq!(rest.model.logits, whole.model.logits);
+        }
+    }
+}
+
+#[test]
+fn a_damaged_checkpoint_names_what_is_wrong() {
+    let (trainer, history) = train(trainer(TaskKind::Checkerboard, &[]), 4);
+    let checkpoint = Checkpoint {
+        model: trainer.model.clone(),
+        settings: trainer.settings().clone(),
+        state: trainer.state(),
+        history,
+        outputs: outputs(),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.json");
+    checkpoint_file::save(&checkpoint, &path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cases = [
+        (
+            r#""epochs_done":4"#,
+            r#""epochs_done":3"#,
+            "history",
+            "4 epochs of metrics for 3 epochs done",
+        ),
+        (
+            r#""epochs_done":4"#,
+            r#""epochs_done":40"#,
+            "state.epochs_done",
+            "40 epochs done of a run of 12",
+        ),
+        (
+            r#"{"epoch":2,"#,
+            r#"{"epoch":7,"#,
+            "history[1].epoch",
+            "expected epoch 2, found 7",
+        ),
+        (
+            r#""format":"logicars-checkpoint""#,
+            r#""format":"x""#,
+            "format",
+            "expected \"logicars-checkpoint\", found \"x\"",
+        ),
+    ];
+    for (from, to, at, message) in cases {
+        assert!(text.contains(from), "{from}");
+        let broken = text.replacen(from, to, 1);
+        let got = checkpoint_file::from_json(&broken).unwrap_err();
+        assert_eq!(got, (at.to_string(), message.to_string()));
+    }
+}
