@@ -29,6 +29,12 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is::<commands::train::Interrupted>() => {
+            let interrupted = e.downcast_ref::<commands::train::Interrupted>();
+            let code = interrupted.map_or(1, |i| i.code);
+            eprintln!("{e}");
+            ExitCode::from(code)
+        }
         Err(e) => {
             eprintln!("Error: {e:#}");
             ExitCode::FAILURE

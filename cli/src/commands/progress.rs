@@ -1,11 +1,13 @@
 //! What a training run shows: epoch lines and a bar on stderr, a CSV log on disk.
 
 use std::fs::File;
+use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use logicars::io::atomic::write_atomically;
 use logicars::train::EpochMetrics;
 
 /// One progress line per logged epoch, e.g.
@@ -23,7 +25,7 @@ pub fn epoch_line(m: &EpochMetrics, elapsed_s: f64) -> String {
 
 pub struct Progress {
     bar: ProgressBar,
-    log: csv::Writer<File>,
+    log: File,
     interval: usize,
     epochs: usize,
     start: Instant,
@@ -37,14 +39,43 @@ struct LogRow {
     accuracy: f64,
 }
 
+/// The log's first line.
+const LOG_HEADER: &[u8] = b"epoch,soft_loss,hard_loss,accuracy\n";
+
+/// One whole line of the log.
+fn log_row(m: &EpochMetrics) -> Result<Vec<u8>> {
+    let mut row = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new());
+    row.serialize(LogRow {
+        epoch: m.epoch,
+        soft_loss: m.metrics.soft_loss,
+        hard_loss: m.metrics.hard_loss,
+        accuracy: m.metrics.accuracy,
+    })?;
+    Ok(row.into_inner().map_err(|e| e.into_error())?)
+}
+
 impl Progress {
-    /// The CSV log holds no timings, so the same seed gives the same file bit for bit.
-    pub fn new(epochs: usize, interval: usize, log_path: &Path) -> Result<Self> {
-        if let Some(dir) = log_path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    /// Starts the log over with the rows of the epochs already run (`history`, written
+    /// whole), then appends each epoch's row with one write, so that a reader never sees
+    /// half a row. The log holds no timings: the same seed gives the same file bit for bit.
+    pub fn new(
+        epochs: usize,
+        interval: usize,
+        log_path: &Path,
+        history: &[EpochMetrics],
+    ) -> Result<Self> {
+        let mut text = LOG_HEADER.to_vec();
+        for m in history {
+            text.extend(log_row(m)?);
         }
-        let log = csv::Writer::from_path(log_path)
-            .with_context(|| format!("creating log {}", log_path.display()))?;
+        write_atomically(log_path, &text)
+            .with_context(|| format!("writing log {}", log_path.display()))?;
+        let log = File::options()
+            .append(true)
+            .open(log_path)
+            .with_context(|| format!("opening log {}", log_path.display()))?;
         // indicatif draws nothing when stderr is not a terminal.
         let bar = ProgressBar::with_draw_target(Some(epochs as u64), ProgressDrawTarget::stderr());
         bar.set_style(
@@ -53,6 +84,7 @@ impl Progress {
             )
             .expect("valid template"),
         );
+        bar.set_position(history.len() as u64);
         Ok(Progress {
             bar,
             log,
@@ -68,12 +100,7 @@ impl Progress {
 
     pub fn record(&mut self, m: &EpochMetrics) -> Result<()> {
         self.log
-            .serialize(LogRow {
-                epoch: m.epoch,
-                soft_loss: m.metrics.soft_loss,
-                hard_loss: m.metrics.hard_loss,
-                accuracy: m.metrics.accuracy,
-            })
+            .write_all(&log_row(m)?)
             .context("writing the training log")?;
         self.bar.set_position(m.epoch as u64);
         self.bar
@@ -85,8 +112,7 @@ impl Progress {
         Ok(())
     }
 
-    pub fn finish(mut self) -> Result<()> {
+    pub fn finish(self) {
         self.bar.finish_and_clear();
-        self.log.flush().context("writing the training log")
     }
 }

@@ -1,0 +1,193 @@
+//! A new run's settings from the command line: the preset, the flags that change it, and
+//! where the run writes.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use logicars::io::atomic::check_writable;
+use logicars::io::checkpoint_file::{self, RunOutputs};
+use logicars::io::pattern_image;
+use logicars::model::config::{ModelConfig, TrainSettings};
+use logicars::model::task::TaskKind;
+use logicars::tasks::{preset, set_channels, Override};
+
+use super::TrainArgs;
+
+/// `--target`, `--rgb` and `--channels` shape a pattern model; other tasks refuse them.
+fn apply_pattern_flags(args: &TrainArgs, config: &mut ModelConfig) -> Result<()> {
+    if config.task != TaskKind::Pattern {
+        if args.target.is_some() || args.rgb || args.channels.is_some() {
+            bail!("--target, --rgb and --channels are for the pattern task");
+        }
+        return Ok(());
+    }
+    if args.target.is_some() || args.rgb {
+        let target = match &args.target {
+            Some(path) => pattern_image::load(path, args.rgb)?,
+            None => bail!("--rgb needs a colour --target image"),
+        };
+        config.height = target.height;
+        config.width = target.width;
+        config.target_channels = (0..target.channels()).collect();
+        config.pattern = Some(target);
+    }
+    if let Some(channels) = args.channels {
+        set_channels(config, channels).context("--channels")?;
+    }
+    if config.channels < config.target_channels.len() {
+        bail!(
+            "an RGB target needs at least 3 channels, got {}",
+            config.channels
+        );
+    }
+    Ok(())
+}
+
+/// A number from 0 to 1.
+pub(super) fn share_of_run(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!(
+            "expected a share of the run from 0 to 1, got {text}"
+        )),
+    }
+}
+
+/// A number of at least 0.
+pub(super) fn non_negative(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(x) if x >= 0.0 => Ok(x),
+        _ => Err(format!("expected a number of at least 0, got {text}")),
+    }
+}
+
+/// A finite number above 0.
+pub(super) fn positive(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!("expected a number above 0, got {text}")),
+    }
+}
+
+/// The flags that change a preset, in the order they apply (recipe before its fields).
+fn overrides(args: &TrainArgs) -> Vec<Override> {
+    [
+        args.epochs.map(Override::Epochs),
+        args.batch.map(Override::Batch),
+        args.lr.map(Override::LearningRate),
+        args.steps.map(Override::Steps),
+        args.periodic.map(Override::Periodic),
+        args.recipe.map(Override::Recipe),
+        args.parametrization.map(Override::Parametrization),
+        args.pass_through.map(Override::PassThrough),
+        args.weight_decay.map(Override::WeightDecay),
+        args.epsilon.map(Override::Epsilon),
+        args.warmup.map(Override::Warmup),
+        args.cosine.map(Override::Cosine),
+        args.discreteness.map(Override::Discreteness),
+        args.straight_through.map(Override::StraightThrough),
+        args.hardening.map(Override::Hardening),
+        args.loss_steps.map(|k| Override::LossSteps(k as usize)),
+        args.gate_noise.map(Override::GateNoise),
+        args.sharpen.map(Override::Sharpen),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// The preset with the flags applied, checked.
+pub(super) fn configure(args: &TrainArgs) -> Result<(ModelConfig, TrainSettings)> {
+    let Some(task) = args.task else {
+        bail!("name a task to train, or --resume a run");
+    };
+    let (mut config, mut settings) = preset(task, args.small);
+    settings.seed = args.seed.unwrap_or(settings.seed);
+    for change in overrides(args) {
+        change.apply(&mut config, &mut settings);
+    }
+    apply_pattern_flags(args, &mut config)?;
+    if settings.epochs == 0 {
+        bail!("--epochs must be at least 1");
+    }
+    if settings.batch == 0 {
+        bail!("--batch must be at least 1");
+    }
+    if !(settings.learning_rate.is_finite() && settings.learning_rate > 0.0) {
+        bail!(
+            "--lr must be a positive number, got {}",
+            settings.learning_rate
+        );
+    }
+    if args.log_interval == Some(0) {
+        bail!("--log-interval must be at least 1");
+    }
+    Ok((config, settings))
+}
+
+/// Where a new run writes: `--save` or `runs/<task>[-small]-seed<S>/model.json`, its log
+/// and pictures beside it unless told otherwise. Paths are made absolute so that a
+/// resumed run writes to the same places from any folder.
+pub(super) fn outputs(
+    args: &TrainArgs,
+    config: &ModelConfig,
+    settings: &TrainSettings,
+) -> Result<RunOutputs> {
+    let small = if args.small { "-small" } else { "" };
+    let run_name = format!("{}{small}-seed{}", config.task.name(), settings.seed);
+    let model = args
+        .save
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("runs").join(run_name).join("model.json"));
+    let log = args
+        .log
+        .clone()
+        .unwrap_or_else(|| model.with_file_name("metrics.csv"));
+    let artefacts = match (args.no_artefacts, &args.artefacts) {
+        (true, _) => None,
+        (false, Some(dir)) => Some(dir.clone()),
+        (false, None) => Some(model.with_file_name("")),
+    };
+    let absolute =
+        |p: &PathBuf| std::path::absolute(p).with_context(|| format!("resolving {}", p.display()));
+    Ok(RunOutputs {
+        model: absolute(&model)?,
+        log: absolute(&log)?,
+        artefacts: artefacts.as_ref().map(absolute).transpose()?,
+        batches: args.batches.as_ref().map(absolute).transpose()?,
+        log_interval: args.log_interval.unwrap_or((settings.epochs / 10).max(1)),
+    })
+}
+
+/// Fails before any work when two outputs of the run share a path, one is a folder, or a
+/// folder cannot be written, so that a long run never ends in a failed save.
+pub(super) fn check_outputs(outputs: &RunOutputs) -> Result<()> {
+    let mut files = vec![
+        ("the model (--save)", outputs.model.clone()),
+        ("the log (--log)", outputs.log.clone()),
+        (
+            "the checkpoint",
+            checkpoint_file::path_beside(&outputs.model),
+        ),
+    ];
+    if let Some(dir) = &outputs.artefacts {
+        files.push(("the loss plot (--artefacts)", dir.join("loss.svg")));
+        files.push(("the rollout GIF (--artefacts)", dir.join("rollout.gif")));
+    }
+    for (i, (what, path)) in files.iter().enumerate() {
+        if let Some((other, _)) = files[..i].iter().find(|(_, p)| p == path) {
+            bail!(
+                "{other} and {what} would both be written to {}",
+                path.display()
+            );
+        }
+        if path.is_dir() {
+            bail!(
+                "{what} would be written to {}, which is a folder",
+                path.display()
+            );
+        }
+        check_writable(path).with_context(|| format!("{what} cannot be written"))?;
+    }
+    Ok(())
+}

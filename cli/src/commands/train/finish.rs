@@ -1,0 +1,114 @@
+//! How a session ends: finished (the model, its pictures, no checkpoint left), stopped by
+//! a signal (checkpoint and model, and how to resume), or diverged (the last good model).
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use logicars::io::atomic::write_atomically;
+use logicars::io::checkpoint_file::{self, RunOutputs};
+use logicars::io::model_file;
+use logicars::model::network::Model;
+use logicars::train::{EpochMetrics, TrainError, TrainSummary, Trainer};
+use logicars::views::plot;
+
+use super::session::save_checkpoint;
+use super::stop::Interrupted;
+use crate::commands::render::training_gif;
+
+/// A session's trainer after its last epoch, where it writes, and every epoch's metrics.
+pub struct End<'a> {
+    pub trainer: &'a Trainer,
+    pub outputs: &'a RunOutputs,
+    pub history: &'a [EpochMetrics],
+}
+
+impl End<'_> {
+    /// The run is complete: the model and its pictures, and no checkpoint is left.
+    pub fn finished(&self, wall_s: f64, ran: usize) -> Result<()> {
+        self.save_model_and_artefacts()?;
+        self.remove_checkpoint()?;
+        print_summary(&TrainSummary::of(self.history), wall_s, ran, self.outputs);
+        Ok(())
+    }
+
+    /// A signal stopped the run after an epoch: write where it is, say how to go on.
+    pub fn interrupted(&self, code: u8) -> Result<()> {
+        save_checkpoint(self.trainer, self.history, self.outputs)?;
+        let done = self.trainer.epochs_done();
+        let epochs = self.trainer.settings().epochs;
+        let run = self.outputs.model.parent().unwrap_or(Path::new("."));
+        let message = format!(
+            "stopped after epoch {done} of {epochs}; the model so far is in {}, the \
+             checkpoint in {}\nresume with: logicars train --resume {}",
+            self.outputs.model.display(),
+            checkpoint_file::path_beside(&self.outputs.model).display(),
+            run.display()
+        );
+        Err(Interrupted { code, message }.into())
+    }
+
+    /// The loss or the parameters became non-finite: keep the last good model.
+    pub fn diverged(&self, e: &TrainError) -> Result<()> {
+        self.save_model_and_artefacts()?;
+        self.remove_checkpoint()?;
+        bail!(
+            "{e}; the last good model is saved in {}",
+            self.outputs.model.display()
+        );
+    }
+
+    fn save_model_and_artefacts(&self) -> Result<()> {
+        let (model, settings) = (&self.trainer.model, self.trainer.settings());
+        model_file::save_trained(model, Some(settings), &self.outputs.model)?;
+        if let Some(dir) = &self.outputs.artefacts {
+            let title = format!("{} (seed {})", model.config.task.name(), settings.seed);
+            write_artefacts(model, self.history, &title, settings.seed, dir)?;
+        }
+        Ok(())
+    }
+
+    /// A finished run keeps no checkpoint, which would only be stale.
+    fn remove_checkpoint(&self) -> Result<()> {
+        let path = checkpoint_file::path_beside(&self.outputs.model);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(e).with_context(|| format!("removing {}", path.display()))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The loss plot and a rollout GIF of the trained model.
+fn write_artefacts(
+    model: &Model,
+    history: &[EpochMetrics],
+    title: &str,
+    seed: u64,
+    dir: &Path,
+) -> Result<()> {
+    let svg = plot::loss_svg(history, title)?;
+    write_atomically(&dir.join("loss.svg"), svg.as_bytes()).context("writing loss.svg")?;
+    training_gif(model, seed, &dir.join("rollout.gif"))
+}
+
+/// `ran`: the epochs of this session (fewer than the run's when it was resumed).
+fn print_summary(summary: &TrainSummary, wall: f64, ran: usize, outputs: &RunOutputs) {
+    let per_epoch = 1000.0 * wall / ran.max(1) as f64;
+    println!("epochs:       {}", summary.epochs);
+    println!("wall time:    {wall:.2} s ({per_epoch:.1} ms per epoch)");
+    if let Some(last) = summary.last {
+        println!(
+            "final:        soft_loss={:.4}, hard_loss={:.0}, acc={:.2}%",
+            last.metrics.soft_loss,
+            last.metrics.hard_loss,
+            last.metrics.accuracy * 100.0
+        );
+    }
+    match summary.first_perfect_epoch {
+        Some(e) => println!("hard loss 0:  first at epoch {e}"),
+        None => println!("hard loss 0:  not reached"),
+    }
+    println!("model:        {}", outputs.model.display());
+    println!("log:          {}", outputs.log.display());
+}

@@ -1,0 +1,227 @@
+//! One training session, new or resumed: it runs the remaining epochs, writes a checkpoint
+//! now and then and when a signal asks it to stop, and at the end saves what the run made.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use logicars::io::checkpoint_file::{self, Checkpoint, RunOutputs};
+use logicars::io::{batch_file, model_file};
+use logicars::train::{self, EpochMetrics, Trainer};
+
+use super::configure::{check_outputs, configure, outputs};
+use super::stop::StopRequest;
+use super::TrainArgs;
+use crate::commands::progress::Progress;
+
+/// How often a running session writes its checkpoint.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CheckpointEvery {
+    Epochs(usize),
+    Seconds(u64),
+    Off,
+}
+
+impl FromStr for CheckpointEvery {
+    type Err = String;
+
+    /// `100` (epochs), `30s` (seconds) or `off`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        let bad = || format!("expected N epochs, Ns seconds or off, got {text}");
+        let count = |n: &str| n.parse::<u64>().ok().filter(|&n| n >= 1).ok_or_else(bad);
+        match text {
+            "off" => Ok(CheckpointEvery::Off),
+            _ => match text.strip_suffix('s') {
+                Some(seconds) => Ok(CheckpointEvery::Seconds(count(seconds)?)),
+                None => Ok(CheckpointEvery::Epochs(count(text)? as usize)),
+            },
+        }
+    }
+}
+
+/// Whether a checkpoint is due after an epoch.
+struct Schedule {
+    every: CheckpointEvery,
+    last: Instant,
+}
+
+impl Schedule {
+    fn due(&mut self, epoch: usize) -> bool {
+        let due = match self.every {
+            CheckpointEvery::Epochs(n) => epoch % n == 0,
+            CheckpointEvery::Seconds(s) => self.last.elapsed().as_secs() >= s,
+            CheckpointEvery::Off => false,
+        };
+        if due {
+            self.last = Instant::now();
+        }
+        due
+    }
+}
+
+pub struct Session {
+    trainer: Trainer,
+    outputs: RunOutputs,
+    /// The metrics of the epochs already run.
+    history: Vec<EpochMetrics>,
+}
+
+impl Session {
+    /// A new run from the command line's task and flags.
+    pub fn start(args: &TrainArgs) -> Result<Self> {
+        let (config, settings) = configure(args)?;
+        let outputs = outputs(args, &config, &settings)?;
+        check_outputs(&outputs)?;
+        let model = match &args.init_params {
+            Some(path) => model_file::load_params(path, &config)?,
+            None => train::fresh_model(config, &settings).context("building the model")?,
+        };
+        let trainer = with_batches(Trainer::new(model, settings), outputs.batches.as_deref())?;
+        Ok(Session {
+            trainer,
+            outputs,
+            history: Vec::new(),
+        })
+    }
+
+    /// The run whose checkpoint is `run` (or lies in the folder `run`).
+    pub fn resume(run: &Path) -> Result<Self> {
+        let path = checkpoint_in(run)?;
+        let checkpoint = checkpoint_file::load(&path)?;
+        let Checkpoint {
+            model,
+            settings,
+            state,
+            history,
+            outputs,
+        } = checkpoint;
+        let trainer = Trainer::resume(model, settings, state)
+            .with_context(|| format!("resuming from {}", path.display()))?;
+        let trainer = with_batches(trainer, outputs.batches.as_deref())?;
+        Ok(Session {
+            trainer,
+            outputs,
+            history,
+        })
+    }
+
+    /// Trains the remaining epochs and saves the run (see [`super::finish`]).
+    pub fn train(self, every: CheckpointEvery, threads: usize) -> Result<()> {
+        let Session {
+            trainer,
+            outputs,
+            mut history,
+        } = self;
+        announce(&trainer, threads);
+        let stop = StopRequest::catch()?;
+        let epochs = trainer.settings().epochs;
+        let mut progress = Progress::new(epochs, outputs.log_interval, &outputs.log, &history)?;
+        let resumed_at = history.len();
+        let mut schedule = Schedule {
+            every,
+            last: Instant::now(),
+        };
+        let mut failure = None;
+        let (trainer, _, diverged) = train::run(trainer, |trainer, m| {
+            history.push(*m);
+            let mut step = progress.record(m);
+            if step.is_ok() && m.epoch < epochs && schedule.due(m.epoch) {
+                step = save_checkpoint(trainer, &history, &outputs);
+            }
+            match (step, stop.received()) {
+                (Err(e), _) => {
+                    failure = Some(e);
+                    ControlFlow::Break(())
+                }
+                (Ok(()), Some(_)) => ControlFlow::Break(()),
+                (Ok(()), None) => ControlFlow::Continue(()),
+            }
+        });
+        let wall = progress.elapsed_s();
+        progress.finish();
+        let ran = history.len() - resumed_at;
+        let end = super::finish::End {
+            trainer: &trainer,
+            outputs: &outputs,
+            history: &history,
+        };
+        match (failure, diverged, stop.received()) {
+            (Some(e), _, _) => Err(e),
+            (None, Some(e), _) => end.diverged(&e),
+            (None, None, Some(code)) if trainer.epochs_done() < epochs => end.interrupted(code),
+            (None, None, _) => end.finished(wall, ran),
+        }
+    }
+}
+
+/// Writes the checkpoint, then the model, each whole or not at all.
+pub(super) fn save_checkpoint(
+    trainer: &Trainer,
+    history: &[EpochMetrics],
+    outputs: &RunOutputs,
+) -> Result<()> {
+    let checkpoint = Checkpoint {
+        model: trainer.model.clone(),
+        settings: trainer.settings().clone(),
+        state: trainer.state(),
+        history: history.to_vec(),
+        outputs: outputs.clone(),
+    };
+    checkpoint_file::save(&checkpoint, &checkpoint_file::path_beside(&outputs.model))?;
+    model_file::save_trained(&trainer.model, Some(trainer.settings()), &outputs.model)?;
+    Ok(())
+}
+
+/// The checkpoint file a `--resume` argument names.
+fn checkpoint_in(run: &Path) -> Result<PathBuf> {
+    if !run.is_dir() {
+        return Ok(run.to_path_buf());
+    }
+    let path = checkpoint_file::path_beside(&run.join("model.json"));
+    if !path.exists() {
+        bail!(
+            "{} holds no checkpoint ({}): its run finished, or stopped before its first \
+             checkpoint",
+            run.display(),
+            path.display()
+        );
+    }
+    Ok(path)
+}
+
+/// The trainer, told to replay the batches of `path` when the run has them.
+fn with_batches(trainer: Trainer, path: Option<&Path>) -> Result<Trainer> {
+    let Some(path) = path else {
+        return Ok(trainer);
+    };
+    let (s, c) = (trainer.settings(), &trainer.model.config);
+    let batches = batch_file::load(path, s.batch, (c.height, c.width, c.channels))?;
+    if batches.len() < s.epochs {
+        bail!(
+            "{} holds {} batches, fewer than the {} epochs",
+            path.display(),
+            batches.len(),
+            s.epochs
+        );
+    }
+    Ok(trainer.with_batches(batches)?)
+}
+
+fn announce(trainer: &Trainer, threads: usize) {
+    let (model, s) = (&trainer.model, trainer.settings());
+    let verb = match trainer.epochs_done() {
+        0 => "Training".to_string(),
+        done => format!("Resuming after epoch {done}:"),
+    };
+    eprintln!(
+        "{verb} {} ({} gates, {} per cell step) for {} epochs, batch {}, {} steps, {threads} threads",
+        model.config.task.name(),
+        model.gate_count(),
+        model.config.gates_per_cell_step(),
+        s.epochs,
+        s.batch,
+        model.config.steps,
+    );
+}

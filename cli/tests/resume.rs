@@ -1,0 +1,204 @@
+//! Checkpoints, signals and resume, as a user meets them: a run stopped by SIGINT or
+//! SIGTERM and resumed ends with the same files as a run that was never stopped.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command as Process};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+
+/// A short checkerboard run (4 steps, so an epoch is quick even in a debug build).
+const RUN: [&str; 8] = [
+    "train",
+    "checkerboard",
+    "--small",
+    "--steps",
+    "4",
+    "--no-artefacts",
+    "--threads",
+    "1",
+];
+
+fn logicars() -> Command {
+    Command::cargo_bin("logicars").unwrap()
+}
+
+fn spawn(model: &Path, epochs: usize) -> Child {
+    Process::new(assert_cmd::cargo::cargo_bin!("logicars"))
+        .args(RUN)
+        .args(["--checkpoint-every", "7"])
+        .args(["--epochs", &epochs.to_string(), "--save"])
+        .arg(model)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Rows of the log (without its header) once it exists.
+fn logged_epochs(log: &Path) -> usize {
+    std::fs::read_to_string(log).map_or(0, |t| t.lines().count().saturating_sub(1))
+}
+
+/// Sends `signal` once the log has `after` epochs; returns the exit code (none when
+/// killed) and stderr.
+fn interrupt(model: &Path, epochs: usize, after: usize, signal: &str) -> (Option<i32>, String) {
+    let child = spawn(model, epochs);
+    let log = model.with_file_name("metrics.csv");
+    let start = Instant::now();
+    while logged_epochs(&log) < after {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the run never logged"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let pid = child.id().to_string();
+    assert!(Process::new("kill")
+        .args([signal, &pid])
+        .status()
+        .unwrap()
+        .success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), stderr)
+}
+
+/// The run's files, by name, with their bytes.
+fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (file_name(&p), std::fs::read(&p).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+fn reference_run(dir: &Path, epochs: usize) -> PathBuf {
+    let model = dir.join("reference/model.json");
+    logicars()
+        .args(RUN)
+        .args(["--epochs", &epochs.to_string(), "--save"])
+        .arg(&model)
+        .assert()
+        .success();
+    model
+}
+
+#[test]
+fn a_run_stopped_by_a_signal_resumes_to_the_same_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let epochs = 400;
+    let reference = files_of(reference_run(dir.path(), epochs).parent().unwrap());
+    let names: Vec<&str> = reference.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["metrics.csv", "model.json"], "nothing else is left");
+    let stops = [
+        (1, "-INT", Some(130)),
+        (30, "-TERM", Some(143)),
+        (100, "-INT", Some(130)),
+        (60, "-KILL", None),
+    ];
+    for (after, signal, code) in stops {
+        let model = dir.path().join(format!("stopped-{after}/model.json"));
+        let (got, stderr) = interrupt(&model, epochs, after, signal);
+        assert_eq!(got, code, "{signal}: {stderr}");
+        let run = model.parent().unwrap();
+        let done = logged_epochs(&model.with_file_name("metrics.csv"));
+        assert!(
+            (after..epochs).contains(&done),
+            "stopped after epoch {done}"
+        );
+        if code.is_some() {
+            assert!(
+                stderr.contains("resume with: logicars train --resume"),
+                "{stderr}"
+            );
+        }
+        logicars::io::model_file::load(&model).expect("the model so far loads");
+        assert!(run.join("model.checkpoint.json").exists());
+        logicars()
+            .args(["train", "--resume"])
+            .arg(run)
+            .assert()
+            .success();
+        assert!(
+            files_of(run) == reference,
+            "{signal} after {done}: files differ"
+        );
+    }
+}
+
+#[test]
+fn resume_takes_the_runs_own_settings() {
+    let out = logicars()
+        .args(["train", "--resume", "somewhere", "--epochs", "5"])
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
+}
+
+#[test]
+fn a_finished_run_has_nothing_to_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = reference_run(dir.path(), 2);
+    let run = model.parent().unwrap();
+    let out = logicars()
+        .args(["train", "--resume"])
+        .arg(run)
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    let expected = format!(
+        "Error: {} holds no checkpoint ({}): its run finished, or stopped before its first \
+         checkpoint\n",
+        run.display(),
+        run.join("model.checkpoint.json").display()
+    );
+    assert_eq!(stderr, expected);
+}
+
+#[test]
+fn outputs_are_checked_before_training() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("folder")).unwrap();
+    let cases = [
+        (
+            vec!["--save", "m.json", "--log", "m.json"],
+            "Error: the model (--save) and the log (--log) would both be written to",
+        ),
+        (
+            vec!["--save", "folder"],
+            "Error: the model (--save) would be written to",
+        ),
+        (
+            vec!["--save", "r/model.json", "--log", "r/model.checkpoint.json"],
+            "Error: the log (--log) and the checkpoint would both be written to",
+        ),
+    ];
+    for (flags, expected) in cases {
+        let out = logicars()
+            .current_dir(d)
+            .args(RUN)
+            .args(["--epochs", "500"])
+            .args(&flags)
+            .assert()
+            .failure();
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(stderr.starts_with(expected), "{flags:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    }
+    let mut left: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| file_name(&e.unwrap().path()))
+        .collect();
+    left.sort();
+    assert_eq!(left, ["folder", "r"], "no output file was written");
+    assert_eq!(std::fs::read_dir(d.join("r")).unwrap().count(), 0);
+}
