@@ -12,6 +12,12 @@ pub enum ConfigError {
     EmptyGrid { height: usize, width: usize },
     #[error("steps must be at least 1")]
     NoSteps,
+    #[error("{what} must be at most {max}, got {got}")]
+    TooLarge {
+        what: &'static str,
+        got: usize,
+        max: usize,
+    },
     #[error("fire rate must be in (0, 1], got {0}")]
     FireRate(f32),
     #[error("kernels must be at least 1")]
@@ -115,6 +121,24 @@ pub enum ModelFileError {
         json_path: String,
         message: String,
     },
+}
+
+/// A command that would need more memory than it may use.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MemoryError {
+    #[error(
+        "{what} needs about {need} of memory, more than the limit of {limit}; make it \
+         smaller, or raise the limit with LOGICARS_MEMORY_LIMIT (e.g. LOGICARS_MEMORY_LIMIT=64G)"
+    )]
+    TooMuch {
+        what: String,
+        need: String,
+        limit: String,
+    },
+    #[error("{what}: sizes this large overflow")]
+    Overflow { what: String },
+    #[error("LOGICARS_MEMORY_LIMIT={text}: expected bytes, e.g. 1000000, 512M or 64G")]
+    BadLimit { text: String },
 }
 
 /// A checkpoint that cannot be written or resumed from.

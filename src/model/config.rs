@@ -10,6 +10,13 @@ use crate::model::task::TaskKind;
 
 /// The most channels a cell may have.
 pub const MAX_CHANNELS: usize = 128;
+/// Bounds on the other sizes a config (from flags or a file) may give, far above any
+/// model of the paper, so that sizes multiply without overflow; memory is checked apart.
+pub const MAX_SIDE: usize = 1 << 16;
+pub const MAX_STEPS: usize = 1 << 20;
+pub const MAX_KERNELS: usize = 1 << 10;
+pub const MAX_LAYERS: usize = 1 << 8;
+pub const MAX_LAYER_GATES: usize = 1 << 20;
 /// Patch positions a cell perceives (its 3x3 neighbourhood).
 pub const PATCH: usize = 9;
 
@@ -83,6 +90,18 @@ impl ModelConfig {
                 width: self.width,
             });
         }
+        let over = |what: &'static str, got: usize, max: usize| {
+            (got > max).then_some(ConfigError::TooLarge { what, got, max })
+        };
+        let sizes = [
+            over("height", self.height, MAX_SIDE),
+            over("width", self.width, MAX_SIDE),
+            over("steps", self.steps, MAX_STEPS),
+            over("kernels", self.kernels, MAX_KERNELS),
+        ];
+        if let Some(e) = sizes.into_iter().flatten().next() {
+            return Err(e);
+        }
         if self.steps == 0 {
             return Err(ConfigError::NoSteps);
         }
@@ -112,6 +131,16 @@ impl ModelConfig {
         }
         if self.perception_layers.contains(&0) || self.update_layers.contains(&0) {
             return Err(ConfigError::EmptyLayer);
+        }
+        for layers in [&self.perception_layers, &self.update_layers] {
+            if layers.len() > MAX_LAYERS {
+                let (what, got, max) = ("layers", layers.len(), MAX_LAYERS);
+                return Err(ConfigError::TooLarge { what, got, max });
+            }
+            if let Some(&got) = layers.iter().find(|&&w| w > MAX_LAYER_GATES) {
+                let (what, max) = ("gates in a layer", MAX_LAYER_GATES);
+                return Err(ConfigError::TooLarge { what, got, max });
+            }
         }
         match self.update_layers.last() {
             Some(&last) if last == self.channels => Ok(()),

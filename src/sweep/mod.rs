@@ -11,6 +11,7 @@ pub mod stats;
 use std::time::Instant;
 
 use crate::error::ConfigError;
+use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::network::Model;
 use crate::model::task::TaskKind;
 use crate::tasks::{self, preset, Override};
@@ -21,6 +22,18 @@ use crate::train::{evaluate, fresh_model, Metrics, Trainer};
 pub struct Setting {
     pub label: String,
     pub overrides: Vec<Override>,
+}
+
+impl Setting {
+    /// The preset of `task` with this setting's changes, for `seed`.
+    pub fn apply(&self, task: TaskKind, small: bool, seed: u64) -> (ModelConfig, TrainSettings) {
+        let (mut config, mut settings) = preset(task, small);
+        settings.seed = seed;
+        for change in &self.overrides {
+            change.apply(&mut config, &mut settings);
+        }
+        (config, settings)
+    }
 }
 
 /// What one run did.
@@ -50,11 +63,7 @@ pub fn run(
     stop_when_solved: bool,
 ) -> Result<(Outcome, Model), ConfigError> {
     let start = Instant::now();
-    let (mut config, mut settings) = preset(task, small);
-    settings.seed = seed;
-    for change in &setting.overrides {
-        change.apply(&mut config, &mut settings);
-    }
+    let (config, settings) = setting.apply(task, small, seed);
     let epochs = settings.epochs;
     let mut trainer = Trainer::new(fresh_model(config, &settings)?, settings);
     let mut outcome = Outcome {

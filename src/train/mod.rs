@@ -1,6 +1,7 @@
 //! Training: the objective (rollouts, loss, gradient), the optimizer, and the epoch loop.
 
 pub mod loss;
+pub mod memory;
 pub mod objective;
 pub mod optimizer;
 pub mod state;

@@ -5,13 +5,15 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Args;
 use logicars::automaton::masks::FireMasks;
+use logicars::automaton::soft::ActivationMemory;
 use logicars::io::{grid_file, model_file};
 use logicars::tasks;
 use logicars::train::evaluate;
+use logicars::train::memory::{evaluation_bytes, RolloutSize};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{parse_size, thread_pool};
+use super::{ensure_memory, parse_size, thread_pool};
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
@@ -48,6 +50,24 @@ pub fn run(args: EvalArgs) -> Result<()> {
     if args.batch == 0 {
         bail!("--batch must be at least 1");
     }
+    let pool = thread_pool(args.threads)?;
+    if args.init.is_none() {
+        let (height, width) = args.size.unwrap_or((config.height, config.width));
+        let size = RolloutSize {
+            batch: args.batch,
+            height,
+            width,
+            steps,
+            loss_steps: 1,
+            memory: ActivationMemory::default(),
+            gradient: false,
+        };
+        let what = format!(
+            "evaluating --batch {} grids of --size {height}x{width} for --steps {steps}",
+            args.batch
+        );
+        pool.install(|| ensure_memory(&what, evaluation_bytes(config, &size)))?;
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let init = match &args.init {
         Some(path) => grid_file::load(path, config.channels)?,
@@ -60,7 +80,6 @@ pub fn run(args: EvalArgs) -> Result<()> {
     let masks = config
         .fire_rate
         .map(|rate| FireMasks::draw(steps, lanes, rate, &mut rng));
-    let pool = thread_pool(args.threads)?;
     let metrics = pool.install(|| evaluate(&model, &init, steps, masks.as_ref()));
     println!(
         "{} on {} grid(s) of {}x{}, {steps} steps: soft_loss={:.4}, hard_loss={:.0}, acc={:.2}%",

@@ -11,10 +11,11 @@ use logicars::io::atomic as output;
 use logicars::model::task::TaskKind;
 use logicars::sweep::{self, Outcome, Setting, Summary};
 use logicars::tasks::{preset, Override};
+use logicars::train::memory::{training_bytes, RolloutSize};
 use logicars::views::plot;
 use rayon::prelude::*;
 
-use super::{task_parser, thread_pool};
+use super::{ensure_memory, task_parser, thread_pool};
 
 #[derive(Debug, Args)]
 #[command(
@@ -115,6 +116,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         jobs.len()
     );
     let pool = thread_pool(args.threads)?;
+    pool.install(|| ensure_sweep_fits(&args, &settings))?;
     let mut outcomes = pool.install(|| run_all(&args, &settings, &jobs))?;
     outcomes.sort_by_key(|o| (o.setting, o.seed));
     let summaries = sweep::summarize(&outcomes, settings.len());
@@ -123,6 +125,23 @@ pub fn run(args: SweepArgs) -> Result<()> {
     print!("{}", summary_table(&summaries, &settings));
     write_outputs(&dir, &outcomes, &summaries, &settings, args.task, epochs)?;
     println!("\nwritten: {}", dir.display());
+    Ok(())
+}
+
+/// The largest setting's training, once per thread (runs go in parallel), against the
+/// memory limit.
+fn ensure_sweep_fits(args: &SweepArgs, settings: &[Setting]) -> Result<()> {
+    let threads = rayon::current_num_threads();
+    for setting in settings {
+        let (config, s) = setting.apply(args.task, args.small, 0);
+        config
+            .validate()
+            .with_context(|| format!("setting {}", setting.label))?;
+        let size = RolloutSize::training(&config, &s);
+        let bytes = training_bytes(&config, &size).and_then(|b| b.checked_mul(threads as u64));
+        let what = format!("{threads} runs at once of setting {}", setting.label);
+        ensure_memory(&what, bytes)?;
+    }
     Ok(())
 }
 

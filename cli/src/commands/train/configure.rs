@@ -10,8 +10,10 @@ use logicars::io::pattern_image;
 use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::task::TaskKind;
 use logicars::tasks::{preset, set_channels, Override};
+use logicars::train::memory::{training_bytes, RolloutSize};
 
 use super::TrainArgs;
+use crate::commands::ensure_memory;
 
 /// `--target`, `--rgb` and `--channels` shape a pattern model; other tasks refuse them.
 fn apply_pattern_flags(args: &TrainArgs, config: &mut ModelConfig) -> Result<()> {
@@ -122,7 +124,19 @@ pub(super) fn configure(args: &TrainArgs) -> Result<(ModelConfig, TrainSettings)
     if args.log_interval == Some(0) {
         bail!("--log-interval must be at least 1");
     }
+    config.validate()?;
+    ensure_training_fits(&config, &settings)?;
     Ok((config, settings))
+}
+
+/// The run's memory, against the limit, before anything is allocated.
+pub(super) fn ensure_training_fits(config: &ModelConfig, settings: &TrainSettings) -> Result<()> {
+    let size = RolloutSize::training(config, settings);
+    let what = format!(
+        "training with --batch {} on {}x{} grids for --steps {}",
+        size.batch, size.height, size.width, size.steps
+    );
+    ensure_memory(&what, training_bytes(config, &size))
 }
 
 /// Where a new run writes: `--save` or `runs/<task>[-small]-seed<S>/model.json`, its log

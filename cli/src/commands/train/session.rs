@@ -11,7 +11,7 @@ use logicars::io::checkpoint_file::{self, Checkpoint, RunOutputs};
 use logicars::io::{batch_file, model_file};
 use logicars::train::{self, EpochMetrics, Trainer};
 
-use super::configure::{check_outputs, configure, outputs};
+use super::configure::{check_outputs, configure, ensure_training_fits, outputs};
 use super::stop::StopRequest;
 use super::TrainArgs;
 use crate::commands::progress::Progress;
@@ -90,6 +90,7 @@ impl Session {
     pub fn resume(run: &Path) -> Result<Self> {
         let path = checkpoint_in(run)?;
         let checkpoint = checkpoint_file::load(&path)?;
+        ensure_training_fits(&checkpoint.model.config, &checkpoint.settings)?;
         let Checkpoint {
             model,
             settings,

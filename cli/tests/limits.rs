@@ -1,0 +1,98 @@
+//! Sizes too large for the machine stop before any work with one line that says what
+//! they would need and what to change.
+
+use assert_cmd::Command;
+
+/// Runs `logicars` with a 1 GB memory limit; returns its stderr after it failed.
+fn fails(args: &[&str]) -> String {
+    let out = Command::cargo_bin("logicars")
+        .unwrap()
+        .env("LOGICARS_MEMORY_LIMIT", "1G")
+        .current_dir(std::env::temp_dir())
+        .args(args)
+        .assert()
+        .failure();
+    String::from_utf8_lossy(&out.get_output().stderr).into_owned()
+}
+
+const RAISE: &str = "make it smaller, or raise the limit with LOGICARS_MEMORY_LIMIT (e.g. \
+                     LOGICARS_MEMORY_LIMIT=64G)\n";
+
+#[test]
+fn training_too_large_for_memory_stops_at_once() {
+    let got = fails(&[
+        "train",
+        "checkerboard",
+        "--batch",
+        "100000",
+        "--save",
+        "none/m.json",
+    ]);
+    let expected = format!(
+        "Error: training with --batch 100000 on 16x16 grids for --steps 20 needs about \
+         80.0 GB of memory, more than the limit of 1.0 GB from LOGICARS_MEMORY_LIMIT; {RAISE}"
+    );
+    assert_eq!(got, expected);
+    let got = fails(&["train", "checkerboard", "--steps", "18446744073709551615"]);
+    assert_eq!(
+        got,
+        "Error: steps must be at most 1048576, got 18446744073709551615\n"
+    );
+    assert!(
+        !std::env::temp_dir().join("none").exists(),
+        "nothing was written"
+    );
+}
+
+#[test]
+fn evaluation_too_large_for_memory_stops_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.json");
+    let (config, _) = logicars::tasks::preset(logicars::model::task::TaskKind::Checkerboard, true);
+    let m = logicars::model::network::Model::new(
+        config,
+        &mut <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1),
+    );
+    logicars::io::model_file::save(&m.unwrap(), &model).unwrap();
+    let got = fails(&[
+        "eval",
+        "--model",
+        model.to_str().unwrap(),
+        "--size",
+        "100000x100000",
+    ]);
+    let expected = format!(
+        "Error: evaluating --batch 8 grids of --size 100000x100000 for --steps 12 needs about \
+         82.9 TB of memory, more than the limit of 1.0 GB from LOGICARS_MEMORY_LIMIT; {RAISE}"
+    );
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn a_bad_limit_or_thread_count_is_refused() {
+    let out = Command::cargo_bin("logicars")
+        .unwrap()
+        .env("LOGICARS_MEMORY_LIMIT", "lots")
+        .args([
+            "train",
+            "checkerboard",
+            "--small",
+            "--epochs",
+            "1",
+            "--save",
+            "x/m.json",
+        ])
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert_eq!(
+        stderr,
+        "Error: LOGICARS_MEMORY_LIMIT=lots: expected bytes, e.g. 1000000, 512M or 64G\n"
+    );
+    let got = fails(&["train", "checkerboard", "--threads", "1000000"]);
+    assert!(
+        got.starts_with("Error: --threads 1000000 is more than 8 per core; this machine has"),
+        "{got}"
+    );
+    assert_eq!(got.lines().count(), 1);
+}

@@ -1,0 +1,251 @@
+//! How much memory a rollout takes, known before anything is allocated, and the limit a
+//! command checks it against, so that a size too large for the machine stops with one
+//! line instead of an allocation failure minutes later.
+
+use crate::automaton::soft::ActivationMemory;
+use crate::error::MemoryError;
+use crate::kernels::hard::{HARD_TILE, WORDS};
+use crate::kernels::soft::TILE;
+use crate::model::config::{ModelConfig, TrainSettings, PATCH};
+
+/// The environment variable that sets the limit (bytes, or with K, M, G or T).
+pub const LIMIT_VAR: &str = "LOGICARS_MEMORY_LIMIT";
+
+/// Share of the machine's memory a command may use unless told otherwise.
+const MACHINE_SHARE: f64 = 0.5;
+
+/// Assumed machine memory when it cannot be read.
+const FALLBACK_MACHINE_BYTES: u64 = 8 << 30;
+
+/// The sizes of one [`crate::train::Objective`] and how it runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RolloutSize {
+    pub batch: usize,
+    pub height: usize,
+    pub width: usize,
+    pub steps: usize,
+    /// States whose loss is summed (1: the last).
+    pub loss_steps: usize,
+    pub memory: ActivationMemory,
+    /// Whether the backward pass runs (training), or only the forward (evaluation).
+    pub gradient: bool,
+}
+
+impl RolloutSize {
+    /// The rollout a training run of `config` with `settings` makes every epoch.
+    pub fn training(config: &ModelConfig, settings: &TrainSettings) -> Self {
+        RolloutSize {
+            batch: settings.batch,
+            height: config.height,
+            width: config.width,
+            steps: config.steps,
+            loss_steps: settings.recipe.loss_steps,
+            memory: ActivationMemory::default(),
+            gradient: true,
+        }
+    }
+}
+
+/// `a * b * ...` in u64, or none when it overflows.
+fn product(factors: &[usize]) -> Option<u64> {
+    factors
+        .iter()
+        .try_fold(1u64, |acc, &f| acc.checked_mul(u64::try_from(f).ok()?))
+}
+
+/// Bytes an objective of `config` at `size` allocates with its initial and target grids,
+/// within a few percent (checked against a counting allocator in `tests/memory.rs`);
+/// none when the sizes overflow. `config` must be valid (its sizes bounded).
+pub fn objective_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
+    let lanes = product(&[size.batch, size.height, size.width])?;
+    let soft_lanes = lanes.div_ceil(TILE as u64) * TILE as u64;
+    let hard_lanes = lanes.div_ceil(HARD_TILE as u64) * HARD_TILE as u64;
+    let c = config.channels as u64;
+    let gates = config.gates_per_cell_step() as u64;
+    let rows = c * PATCH as u64 + gates;
+    let params = config.gate_count() as u64;
+    let workers = rayon::current_num_threads().max(1) as u64;
+    let steps = size.steps as u64;
+    let f32s = |n: u64| n.checked_mul(4);
+    let neighbour_tables = (soft_lanes + hard_lanes).checked_mul(2 * 9 * 4)?;
+    let states = f32s((steps + 1).checked_mul(soft_lanes)?.checked_mul(c)?)?;
+    let stored = match size.memory {
+        ActivationMemory::Store => f32s(steps.checked_mul(soft_lanes)?.checked_mul(rows)?)?,
+        ActivationMemory::Recompute => 0,
+    };
+    let workspaces = f32s(workers * 2 * rows * TILE as u64)?;
+    let state_grads = f32s(soft_lanes.checked_mul(c * (PATCH as u64 + 2))?)?;
+    let loss_grads = f32s(soft_lanes.checked_mul(c * size.loss_steps as u64)?)?;
+    let tile_grads = match size.gradient {
+        true => (soft_lanes / TILE as u64).checked_mul(params * 32)?,
+        false => 0,
+    };
+    let per_gate = params * (128 + 16 + 32 + 64 + 8) + gates * 12;
+    // Two byte states per lane and channel; one bit per lane and row, WORDS words a tile.
+    let bits_per_lane_row = (WORDS * 64 / HARD_TILE) as u64;
+    let hard = hard_lanes.checked_mul(2 * c + rows * bits_per_lane_row / 8)?;
+    let grids = f32s(lanes.checked_mul(c + config.target_channels.len() as u64)?)?;
+    [
+        neighbour_tables,
+        states,
+        stored,
+        workspaces,
+        state_grads,
+        loss_grads,
+        tile_grads,
+        per_gate,
+        hard,
+        grids,
+    ]
+    .into_iter()
+    .try_fold(0u64, u64::checked_add)
+}
+
+/// Bytes a training run of `config` at `size` holds: its objective, the async fire
+/// masks, the model's logits and wires, AdamW's two moments and the rollback copy.
+pub fn training_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
+    let params = product(&[config.gate_count(), 64 + 8 + 128 + 64])?;
+    evaluation_bytes(config, size)?.checked_add(params)
+}
+
+/// Bytes an evaluation of `config` at `size` holds: its objective and fire masks.
+pub fn evaluation_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
+    let masks = match config.fire_rate {
+        Some(_) => product(&[size.steps, size.batch, size.height, size.width])?,
+        None => 0,
+    };
+    objective_bytes(config, size)?.checked_add(masks)
+}
+
+/// Where a command's memory limit came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitSource {
+    /// [`LIMIT_VAR`].
+    Environment,
+    /// A share of the machine's memory (its total, in bytes).
+    Machine(u64),
+}
+
+/// The most memory a command may plan to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryLimit {
+    pub bytes: u64,
+    pub source: LimitSource,
+}
+
+impl MemoryLimit {
+    /// [`LIMIT_VAR`] when set, else half of the machine's memory.
+    pub fn from_env() -> Result<Self, MemoryError> {
+        match std::env::var(LIMIT_VAR) {
+            Ok(text) => Ok(MemoryLimit {
+                bytes: parse_bytes(&text).ok_or(MemoryError::BadLimit { text })?,
+                source: LimitSource::Environment,
+            }),
+            Err(_) => {
+                let total = machine_bytes().unwrap_or(FALLBACK_MACHINE_BYTES);
+                Ok(MemoryLimit {
+                    bytes: (total as f64 * MACHINE_SHARE) as u64,
+                    source: LimitSource::Machine(total),
+                })
+            }
+        }
+    }
+
+    /// Fails when `what` needs more than the limit (or so much that its size overflows).
+    pub fn check(&self, what: &str, need: Option<u64>) -> Result<(), MemoryError> {
+        let what = what.to_string();
+        let need = need.ok_or_else(|| MemoryError::Overflow { what: what.clone() })?;
+        if need <= self.bytes {
+            return Ok(());
+        }
+        let limit = match self.source {
+            LimitSource::Environment => format!("{} from {LIMIT_VAR}", human(self.bytes)),
+            LimitSource::Machine(total) => {
+                format!(
+                    "{}, half of this machine's {}",
+                    human(self.bytes),
+                    human(total)
+                )
+            }
+        };
+        Err(MemoryError::TooMuch {
+            what,
+            need: human(need),
+            limit,
+        })
+    }
+}
+
+/// Total memory from `/proc/meminfo` (Linux).
+fn machine_bytes() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// `123`, `64K`, `512M`, `8G`, `1T` (powers of 1024; a trailing `B` or `iB` is allowed).
+pub fn parse_bytes(text: &str) -> Option<u64> {
+    let t = text.trim().trim_end_matches("iB").trim_end_matches('B');
+    let (digits, shift) = match t.chars().last()? {
+        'K' | 'k' => (&t[..t.len() - 1], 10),
+        'M' | 'm' => (&t[..t.len() - 1], 20),
+        'G' | 'g' => (&t[..t.len() - 1], 30),
+        'T' | 't' => (&t[..t.len() - 1], 40),
+        _ => (t, 0),
+    };
+    digits.trim().parse::<u64>().ok()?.checked_mul(1 << shift)
+}
+
+/// Bytes as people read them: `1.5 GB`.
+pub fn human(bytes: u64) -> String {
+    let units = ["bytes", "KB", "MB", "GB", "TB", "PB", "EB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < units.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    match unit {
+        0 => format!("{bytes} bytes"),
+        _ => format!("{value:.1} {}", units[unit]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_read_as_people_write_them() {
+        assert_eq!(parse_bytes("1000"), Some(1000));
+        assert_eq!(parse_bytes("64K"), Some(64 << 10));
+        assert_eq!(parse_bytes("8G"), Some(8 << 30));
+        assert_eq!(parse_bytes("2GiB"), Some(2 << 30));
+        assert_eq!(parse_bytes("1t"), Some(1 << 40));
+        assert_eq!(parse_bytes("lots"), None);
+        assert_eq!(parse_bytes("99999999999T"), None);
+        assert_eq!(human(512), "512 bytes");
+        assert_eq!(human(3 << 29), "1.5 GB");
+    }
+
+    #[test]
+    fn too_much_names_the_need_and_the_limit() {
+        let limit = MemoryLimit {
+            bytes: 1 << 30,
+            source: LimitSource::Machine(2 << 30),
+        };
+        assert!(limit.check("x", Some(1 << 30)).is_ok());
+        let err = limit
+            .check("training at --batch 9", Some(3 << 30))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "training at --batch 9 needs about 3.0 GB of memory, more than the limit of \
+             1.0 GB, half of this machine's 2.0 GB; make it smaller, or raise the limit \
+             with LOGICARS_MEMORY_LIMIT (e.g. LOGICARS_MEMORY_LIMIT=64G)"
+        );
+        let err = limit.check("training", None).unwrap_err();
+        assert_eq!(err.to_string(), "training: sizes this large overflow");
+    }
+}

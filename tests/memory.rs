@@ -1,0 +1,113 @@
+//! The memory estimate that commands check before allocating, against what an objective
+//! really allocates (counted by this test's allocator).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use logicars::automaton::soft::ActivationMemory;
+use logicars::model::task::TaskKind;
+use logicars::tasks::{self, preset};
+use logicars::train::memory::{objective_bytes, RolloutSize};
+use logicars::train::{fresh_model, Gradient, Objective};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// The system allocator, counting the bytes in use and their peak.
+struct Counting;
+
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let now = IN_USE.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
+        PEAK.fetch_max(now, Ordering::SeqCst);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        IN_USE.fetch_sub(layout.size(), Ordering::SeqCst);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Peak bytes above what was in use before, while building an objective of `size` with
+/// its grids and running it once.
+fn measured(task: TaskKind, size: &RolloutSize) -> (u64, u64) {
+    let (config, settings) = preset(task, false);
+    let model = fresh_model(config, &settings).unwrap();
+    let config = &model.config;
+    let estimate = objective_bytes(config, size).unwrap();
+    let before = IN_USE.load(Ordering::SeqCst);
+    PEAK.store(before, Ordering::SeqCst);
+    {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let (b, h, w) = (size.batch, size.height, size.width);
+        let init = tasks::eval_init(task, b, h, w, config.channels, &mut rng);
+        let target = tasks::target(config, &init, size.steps);
+        let mut objective = Objective::new(&model, b, (h, w), size.steps, size.memory);
+        let gradient = match size.gradient {
+            true => Gradient::Compute,
+            false => Gradient::Skip,
+        };
+        objective.run(&model, &init, &target, None, gradient);
+    }
+    let peak = PEAK.load(Ordering::SeqCst) - before;
+    (estimate, peak as u64)
+}
+
+#[test]
+fn the_estimate_is_close_to_what_an_objective_allocates() {
+    let training = RolloutSize {
+        batch: 2,
+        height: 16,
+        width: 16,
+        steps: 20,
+        loss_steps: 1,
+        memory: ActivationMemory::Recompute,
+        gradient: true,
+    };
+    let cases = [
+        (TaskKind::Checkerboard, training),
+        (
+            TaskKind::Checkerboard,
+            RolloutSize {
+                batch: 4,
+                height: 64,
+                width: 64,
+                steps: 80,
+                gradient: false,
+                ..training
+            },
+        ),
+        (
+            TaskKind::Checkerboard,
+            RolloutSize {
+                memory: ActivationMemory::Store,
+                ..training
+            },
+        ),
+        (
+            TaskKind::Gol,
+            RolloutSize {
+                batch: 512,
+                height: 3,
+                width: 3,
+                steps: 1,
+                ..training
+            },
+        ),
+    ];
+    for (task, size) in cases {
+        let (estimate, peak) = measured(task, &size);
+        let ratio = estimate as f64 / peak as f64;
+        eprintln!("{task:?} {size:?}: estimate {estimate}, peak {peak}, ratio {ratio:.3}");
+        assert!(
+            (0.95..=1.1).contains(&ratio),
+            "{task:?} {size:?}: estimate {estimate} bytes, peak {peak}"
+        );
+    }
+}
