@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::CheckpointError;
-use crate::io::model_file::{self, invalid, Invalid, ModelFile};
+use crate::io::json::{invalid, parse, Invalid};
+use crate::io::model_file::{self, ModelFile};
 use crate::model::config::TrainSettings;
 use crate::model::network::Model;
 use crate::train::{EpochMetrics, TrainerState};
@@ -92,7 +93,7 @@ pub fn load(path: &Path) -> Result<Checkpoint, CheckpointError> {
 
 /// Parses and validates checkpoint JSON; errors are `(json path, message)`.
 pub fn from_json(text: &str) -> Result<Checkpoint, Invalid> {
-    let file: CheckpointFile = model_file::parse(text)?;
+    let file: CheckpointFile = parse(text)?;
     if file.format != FORMAT {
         let found = &file.format;
         return Err(invalid(

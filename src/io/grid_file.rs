@@ -19,9 +19,7 @@ pub fn load(path: &Path, channels: usize) -> Result<Grids, GridFileError> {
 }
 
 pub fn from_json(text: &str, channels: usize) -> Result<Grids, (String, String)> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    let nested: Vec<Vec<Vec<Vec<f64>>>> = serde_path_to_error::deserialize(de)
-        .map_err(|e| (e.path().to_string(), e.inner().to_string()))?;
+    let nested: Vec<Vec<Vec<Vec<f64>>>> = crate::io::json::parse(text)?;
     let err = |path: String, message: String| Err((path, message));
     let batch = nested.len();
     let height = nested.first().map_or(0, Vec::len);

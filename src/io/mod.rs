@@ -4,5 +4,6 @@ pub mod atomic;
 pub mod batch_file;
 pub mod checkpoint_file;
 pub mod grid_file;
+mod json;
 pub mod model_file;
 pub mod pattern_image;

@@ -4,17 +4,36 @@
 use std::path::Path;
 
 use crate::error::PatternImageError;
-use crate::model::pattern::PatternTarget;
+use crate::model::pattern::{PatternTarget, MAX_SIDE};
 
 /// Reads a PNG (or any format the image crate reads). A pixel is on when it is opaque
 /// (alpha >= 0.5) and dark (luminance < 0.5); with `rgb`, each of R, G, B of an opaque
 /// pixel is on when it is >= 0.5.
 pub fn load(path: &Path, rgb: bool) -> Result<PatternTarget, PatternImageError> {
-    let img = image::open(path)
-        .map_err(|e| PatternImageError::Read {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?
+    let read_err = |message: String| PatternImageError::Read {
+        path: path.to_path_buf(),
+        message,
+    };
+    let bytes = read_bounded(path).map_err(read_err)?;
+    if bytes.starts_with(PNG_SIGNATURE) {
+        check_png_chunks(&bytes).map_err(read_err)?;
+    }
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(&bytes))
+        .with_guessed_format()
+        .map_err(|e| read_err(e.to_string()))?;
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_SIDE as u32);
+    limits.max_image_height = Some(MAX_SIDE as u32);
+    reader.limits(limits);
+    let img = reader
+        .decode()
+        .map_err(|e| match e {
+            image::ImageError::Limits(_) => {
+                format!("larger than {MAX_SIDE}x{MAX_SIDE} pixels, the largest target")
+            }
+            e => e.to_string(),
+        })
+        .map_err(read_err)?
         .to_rgba8();
     let (w, h) = (img.width() as usize, img.height() as usize);
     let mut bits = Vec::with_capacity(w * h * if rgb { 3 } else { 1 });
@@ -46,6 +65,48 @@ pub fn load(path: &Path, rgb: bool) -> Result<PatternTarget, PatternImageError> 
         });
     }
     Ok(target)
+}
+
+/// Target images are tiny; a larger file is not one.
+const MAX_FILE_BYTES: u64 = 16 << 20;
+
+const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+/// The file's bytes, refusing files too large to be a target image.
+fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
+    let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
+    if size > MAX_FILE_BYTES {
+        return Err(format!("{size} bytes, more than a target image can be"));
+    }
+    std::fs::read(path).map_err(|e| e.to_string())
+}
+
+/// Every chunk of a PNG whole with its CRC, and IEND last with nothing after it: the
+/// decoder stops once it has the pixels and would accept a file cut after them.
+fn check_png_chunks(bytes: &[u8]) -> Result<(), String> {
+    let mut at = PNG_SIGNATURE.len();
+    loop {
+        let header = bytes
+            .get(at..at + 8)
+            .ok_or("the file ends inside a chunk header")?;
+        let len = u32::from_be_bytes(header[..4].try_into().expect("4 bytes")) as usize;
+        let kind = String::from_utf8_lossy(&header[4..8]).into_owned();
+        let end = (at + 8).checked_add(len).and_then(|e| e.checked_add(4));
+        let chunk = end
+            .and_then(|end| bytes.get(at + 4..end))
+            .ok_or_else(|| format!("the file ends inside its {kind} chunk"))?;
+        let (body, crc) = chunk.split_at(chunk.len() - 4);
+        if crc32fast::hash(body).to_be_bytes() != crc {
+            return Err(format!("the {kind} chunk fails its checksum"));
+        }
+        at += 12 + len;
+        if kind == "IEND" {
+            return match at == bytes.len() {
+                true => Ok(()),
+                false => Err("data after the IEND chunk".into()),
+            };
+        }
+    }
 }
 
 /// The target as a PNG (black on white, or its colours).
@@ -107,10 +168,39 @@ mod tests {
             .contains("no pixel on"));
         let huge = dir.path().join("huge.png");
         image::RgbImage::new(100, 10).save(&huge).unwrap();
-        assert!(load(&huge, false)
-            .unwrap_err()
-            .to_string()
-            .contains("1..=64"));
+        let err = load(&huge, false).unwrap_err().to_string();
+        assert!(
+            err.ends_with("larger than 64x64 pixels, the largest target"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_cut_or_corrupt_png_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.png");
+        let good = png_bytes(&PatternTarget::builtin());
+        let error = |bytes: &[u8]| {
+            std::fs::write(&path, bytes).unwrap();
+            let err = load(&path, false).unwrap_err().to_string();
+            err.rsplit(": ").next().unwrap().to_string()
+        };
+        let n = good.len();
+        assert_eq!(error(&good[..n - 2]), "the file ends inside its IEND chunk");
+        assert_eq!(
+            error(&good[..n - 12]),
+            "the file ends inside a chunk header"
+        );
+        let mut flipped = good.clone();
+        flipped[n - 1] ^= 1;
+        assert_eq!(error(&flipped), "the IEND chunk fails its checksum");
+        let mut flipped = good.clone();
+        flipped[40] ^= 0x10;
+        assert!(error(&flipped).ends_with("chunk fails its checksum"));
+        assert_eq!(
+            error(&[good.as_slice(), b"x"].concat()),
+            "data after the IEND chunk"
+        );
     }
 
     #[test]

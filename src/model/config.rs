@@ -20,6 +20,15 @@ pub const MAX_LAYER_GATES: usize = 1 << 20;
 /// Patch positions a cell perceives (its 3x3 neighbourhood).
 pub const PATCH: usize = 9;
 
+/// Reads an `Option` whose key must be present (serde reads a missing one as `None`).
+fn required<'de, D, T>(de: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(de)
+}
+
 /// The architecture and the automaton a model runs in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -35,6 +44,8 @@ pub struct ModelConfig {
     /// Steps of one rollout.
     pub steps: usize,
     /// `None`: synchronous steps; `Some(p)`: each cell updates with probability p.
+    /// Required in a file (`null` for synchronous), so that a missing key is an error.
+    #[serde(deserialize_with = "required")]
     pub fire_rate: Option<f32>,
     /// Perception kernels (each with its own logits, all sharing wires).
     pub kernels: usize,

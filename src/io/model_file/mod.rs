@@ -9,6 +9,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ModelFileError;
+pub(crate) use crate::io::json::{invalid, parse, Invalid};
 use crate::model::config::{ModelConfig, TrainSettings, PATCH};
 use crate::model::gates::NUM_OPS;
 use crate::model::network::{Layer, Model};
@@ -122,20 +123,6 @@ pub fn params_from_json(text: &str, config: &ModelConfig) -> Result<Model, (Stri
     })
 }
 
-/// Deserializes JSON, naming the path of the first problem.
-pub(crate) fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Invalid> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let path = if path == "." {
-            "(top level)".into()
-        } else {
-            path
-        };
-        (path, e.inner().to_string())
-    })
-}
-
 pub(crate) fn to_file(model: &Model, training: Option<&TrainSettings>) -> ModelFile {
     let kernels = model.config.kernels;
     let used = model.config.parametrization.params_per_gate();
@@ -176,13 +163,6 @@ pub(crate) fn to_file(model: &Model, training: Option<&TrainSettings>) -> ModelF
         perceive,
         update,
     }
-}
-
-/// A problem in a file: `(json path, message)`.
-pub(crate) type Invalid = (String, String);
-
-pub(crate) fn invalid(path: impl Into<String>, message: impl Into<String>) -> Invalid {
-    (path.into(), message.into())
 }
 
 /// The format name and version this build reads.

@@ -75,6 +75,39 @@ fn problems_are_reported_with_their_json_path() {
     let (path, msg) = error_of(|v| v["config"]["colour"] = 1.into());
     assert_eq!(path, "config.colour");
     assert!(msg.contains("unknown field"), "{msg}");
+
+    let (path, msg) = error_of(|v| {
+        v["config"].as_object_mut().unwrap().remove("fire_rate");
+    });
+    assert_eq!(path, "config");
+    assert!(msg.starts_with("missing field `fire_rate`"), "{msg}");
+
+    let (path, msg) = error_of(|v| v["config"]["kernels"] = (1u64 << 62).into());
+    assert_eq!(path, "config");
+    assert_eq!(msg, "kernels must be at most 1024, got 4611686018427387904");
+
+    let (path, msg) = error_of(|v| v["config"]["steps"] = u64::MAX.into());
+    assert_eq!(
+        (path.as_str(), msg.as_str()),
+        (
+            "config",
+            "steps must be at most 1048576, got 18446744073709551615"
+        )
+    );
+}
+
+#[test]
+fn data_after_the_model_is_refused() {
+    let json = serde_json::to_string(&to_file(&small_model(), None)).unwrap();
+    for tail in ["garbage", "\0", "{}", json.as_str()] {
+        let (path, msg) = from_json(&format!("{json}{tail}")).unwrap_err();
+        assert_eq!(path, "(end)", "{tail}");
+        assert!(msg.starts_with("data after the JSON value"), "{msg}");
+    }
+    assert!(
+        from_json(&format!("{json}\n")).is_ok(),
+        "a final newline is fine"
+    );
 }
 
 #[test]
