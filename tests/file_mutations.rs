@@ -172,7 +172,9 @@ fn run_briefly(model: &Model) {
 
 /// 1000 cases per test, or `PROPTEST_CASES`.
 fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok());
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok());
     ProptestConfig {
         cases: cases.unwrap_or(1000),
         ..ProptestConfig::default()

@@ -66,6 +66,36 @@ fn evaluation_too_large_for_memory_stops_at_once() {
          82.9 TB of memory, more than the limit of 1.0 GB from LOGICARS_MEMORY_LIMIT; {RAISE}"
     );
     assert_eq!(got, expected);
+    let model = model.to_str().unwrap();
+    let got = fails(&[
+        "render",
+        "--model",
+        model,
+        "--steps",
+        "100000000",
+        "--out",
+        "r.gif",
+    ]);
+    assert_eq!(
+        got,
+        "Error: --steps 100000000 would make more than 100000 frames, the most a GIF holds here\n"
+    );
+    let got = fails(&[
+        "render",
+        "--model",
+        model,
+        "--size",
+        "60000x60000",
+        "--out",
+        "r.gif",
+    ]);
+    assert!(
+        got.starts_with(
+            "Error: rendering --size 60000x60000 for --steps 12 at --scale 8 needs about"
+        ),
+        "{got}"
+    );
+    assert!(!std::env::temp_dir().join("r.gif").exists());
 }
 
 #[test]

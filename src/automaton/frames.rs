@@ -107,6 +107,26 @@ pub fn hard_frames(
     masks: Option<&FireMasks>,
     damage: Option<&Damage>,
 ) -> Vec<Grids> {
+    let mut frames = Vec::with_capacity(steps + 1);
+    let kept: Result<(), std::convert::Infallible> =
+        for_each_hard_frame(model, init, steps, masks, damage, |frame| {
+            frames.push(frame.clone());
+            Ok(())
+        });
+    kept.unwrap_or_else(|never| match never {});
+    frames
+}
+
+/// [`hard_frames`] handed to `each` one at a time instead of kept, so that a long
+/// rollout needs the memory of one frame; stops at the first error of `each`.
+pub fn for_each_hard_frame<E>(
+    model: &Model,
+    init: &Grids,
+    steps: usize,
+    masks: Option<&FireMasks>,
+    damage: Option<&Damage>,
+    mut each: impl FnMut(&Grids) -> Result<(), E>,
+) -> Result<(), E> {
     let config = &model.config;
     let circuit = Circuit::compile(model);
     let truth = hard_truth(model.config.parametrization, &model.logits);
@@ -122,17 +142,17 @@ pub fn hard_frames(
         d.apply(&mut first);
     }
     rollout.set_state(&first);
-    let mut frames = vec![first];
+    each(&first)?;
     for t in 0..steps {
         rollout.step(&circuit, &truth, masks, t);
+        let mut state = rollout.state();
         if let Some(d) = damage.filter(|d| d.applies_at(t + 1)) {
-            let mut state = rollout.state();
             d.apply(&mut state);
             rollout.set_state(&state);
         }
-        frames.push(rollout.state());
+        each(&state)?;
     }
-    frames
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Writing output files whole or not at all.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The folder a file goes in (`.` for a bare name).
@@ -25,8 +26,21 @@ fn partial_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename,
 /// creating parent folders; the result is an ordinary 0644 file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomically_with(path, |out| out.write_all(bytes))
+}
+
+/// [`write_atomically`] for output produced piece by piece: `write` gets a buffered
+/// writer on the temporary file, which becomes `path` only when `write` succeeds.
+pub fn write_atomically_with<E: From<std::io::Error>>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<(), E>,
+) -> Result<(), E> {
     let mut tmp = partial_beside(path)?;
-    std::io::Write::write_all(&mut tmp, bytes)?;
+    {
+        let mut out = std::io::BufWriter::new(tmp.as_file_mut());
+        write(&mut out)?;
+        out.flush()?;
+    }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

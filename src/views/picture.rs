@@ -83,20 +83,35 @@ pub fn frame_image(grids: &Grids, b: usize, style: &Style) -> RgbImage {
 pub fn gif_bytes(frames: &[Grids], style: &Style) -> Result<Vec<u8>, image::ImageError> {
     let mut out = Vec::new();
     {
-        let mut encoder = GifEncoder::new_with_speed(&mut out, 10);
-        encoder.set_repeat(Repeat::Infinite)?;
+        let mut gif = GifWriter::new(&mut out, style)?;
         for grids in frames {
-            let rgba: RgbaImage =
-                image::DynamicImage::ImageRgb8(frame_image(grids, 0, style)).to_rgba8();
-            encoder.encode_frame(Frame::from_parts(
-                rgba,
-                0,
-                0,
-                Delay::from_numer_denom_ms(style.frame_ms, 1),
-            ))?;
+            gif.push(grids)?;
         }
     }
     Ok(out)
+}
+
+/// Encodes frames into a looping GIF as they come, keeping none of them.
+pub struct GifWriter<'a, W: std::io::Write> {
+    encoder: GifEncoder<W>,
+    style: &'a Style,
+}
+
+impl<'a, W: std::io::Write> GifWriter<'a, W> {
+    pub fn new(out: W, style: &'a Style) -> Result<Self, image::ImageError> {
+        let mut encoder = GifEncoder::new_with_speed(out, 10);
+        encoder.set_repeat(Repeat::Infinite)?;
+        Ok(GifWriter { encoder, style })
+    }
+
+    /// Adds batch element 0 of `grids` as the next frame.
+    pub fn push(&mut self, grids: &Grids) -> Result<(), image::ImageError> {
+        let rgba: RgbaImage =
+            image::DynamicImage::ImageRgb8(frame_image(grids, 0, self.style)).to_rgba8();
+        let delay = Delay::from_numer_denom_ms(self.style.frame_ms, 1);
+        self.encoder
+            .encode_frame(Frame::from_parts(rgba, 0, 0, delay))
+    }
 }
 
 /// A PNG of the frames side by side (batch element 0), 2 px apart.

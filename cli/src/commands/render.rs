@@ -4,17 +4,21 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use logicars::automaton::frames::{hard_frames, Damage};
+use logicars::automaton::frames::{for_each_hard_frame, hard_frames, Damage};
 use logicars::automaton::grid::Grids;
 use logicars::automaton::masks::FireMasks;
-use logicars::io::{atomic as output, grid_file, model_file};
+use logicars::automaton::soft::ActivationMemory;
+use logicars::io::atomic::{check_writable, write_atomically_with};
+use logicars::io::{grid_file, model_file};
+use logicars::model::config::ModelConfig;
 use logicars::model::network::Model;
 use logicars::tasks;
-use logicars::views::picture::{check_view, gif_bytes, strip_png_bytes, Style, View};
+use logicars::train::memory::{evaluation_bytes, RolloutSize};
+use logicars::views::picture::{check_view, strip_png_bytes, GifWriter, Style, View};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{parse_size, view_parser};
+use super::{ensure_memory, parse_size, view_parser};
 
 #[derive(Debug, Args)]
 pub struct RenderArgs {
@@ -50,6 +54,11 @@ pub struct RenderArgs {
     pub out: PathBuf,
 }
 
+/// A GIF of more frames than this is not a picture anyone watches.
+const MAX_GIF_FRAMES: usize = 100_000;
+/// A strip of more frames than this is too wide for an image viewer.
+const MAX_STRIP_FRAMES: usize = 1_000;
+
 pub fn run(args: RenderArgs) -> Result<()> {
     let kind = picture_kind(&args.out)?;
     if args.scale == 0 || args.scale > 64 {
@@ -59,13 +68,24 @@ pub fn run(args: RenderArgs) -> Result<()> {
     let c = &model.config;
     check_view(args.view, c.channels)?;
     let steps = args.steps.unwrap_or(c.steps);
+    let (most, picture) = match kind {
+        PictureKind::Gif => (MAX_GIF_FRAMES, "GIF"),
+        PictureKind::Png => (MAX_STRIP_FRAMES, "PNG strip"),
+    };
+    if steps >= most {
+        bail!(
+            "--steps {steps} would make more than {most} frames, the most a {picture} holds here"
+        );
+    }
+    let (h, w) = args.size.unwrap_or((c.height, c.width));
+    if args.init.is_none() {
+        ensure_render_fits(c, (h, w), steps, args.scale)?;
+    }
+    check_writable(&args.out).with_context(|| format!("--out {}", args.out.display()))?;
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let init = match &args.init {
         Some(path) => grid_file::load(path, c.channels)?,
-        None => {
-            let (h, w) = args.size.unwrap_or((c.height, c.width));
-            tasks::eval_init(c.task, 1, h, w, c.channels, &mut rng)
-        }
+        None => tasks::eval_init(c.task, 1, h, w, c.channels, &mut rng),
     };
     let damage = args
         .damage
@@ -74,21 +94,83 @@ pub fn run(args: RenderArgs) -> Result<()> {
         .transpose()?;
     let rate = c.fire_rate.or(args.r#async.then_some(0.6));
     let masks = rate.map(|r| FireMasks::draw(steps, init.batch * init.cells(), r, &mut rng));
-    let frames = hard_frames(&model, &init, steps, masks.as_ref(), damage.as_ref());
+    let rollout = Rollout {
+        model: &model,
+        init: &init,
+        steps,
+        masks: masks.as_ref(),
+        damage: damage.as_ref(),
+    };
     let style = Style {
         view: args.view,
         scale: args.scale,
         ..Style::default()
     };
-    write_frames(&frames, &style, kind, &args.out)?;
+    rollout.write(&style, kind, &args.out)?;
     println!(
         "{} frames of {}x{} -> {}",
-        frames.len(),
+        steps + 1,
         init.height,
         init.width,
         args.out.display()
     );
     Ok(())
+}
+
+/// The rollout's memory (one frame at a time, plus fire masks and one image), against
+/// the limit.
+fn ensure_render_fits(
+    config: &ModelConfig,
+    (height, width): (usize, usize),
+    steps: usize,
+    scale: u32,
+) -> Result<()> {
+    let size = RolloutSize {
+        batch: 1,
+        height,
+        width,
+        steps,
+        loss_steps: 1,
+        memory: ActivationMemory::default(),
+        gradient: false,
+    };
+    let image = (height as u64)
+        .checked_mul(width as u64)
+        .and_then(|cells| cells.checked_mul(u64::from(scale * scale) * 8));
+    let bytes = evaluation_bytes(config, &size).and_then(|b| b.checked_add(image?));
+    let what = format!("rendering --size {height}x{width} for --steps {steps} at --scale {scale}");
+    ensure_memory(&what, bytes)
+}
+
+/// A hard rollout to draw.
+pub struct Rollout<'a> {
+    pub model: &'a Model,
+    pub init: &'a Grids,
+    pub steps: usize,
+    pub masks: Option<&'a FireMasks>,
+    pub damage: Option<&'a Damage>,
+}
+
+impl Rollout<'_> {
+    /// Draws the rollout to `out`: a GIF encoded frame by frame as the rollout runs, or a
+    /// strip of all frames.
+    pub fn write(&self, style: &Style, kind: PictureKind, out: &Path) -> Result<()> {
+        let (model, init, steps) = (self.model, self.init, self.steps);
+        let written = match kind {
+            PictureKind::Gif => write_atomically_with(out, |file| {
+                let mut gif = GifWriter::new(file, style)?;
+                for_each_hard_frame(model, init, steps, self.masks, self.damage, |frame| {
+                    gif.push(frame)
+                })
+            }),
+            PictureKind::Png => {
+                let frames = hard_frames(model, init, steps, self.masks, self.damage);
+                let bytes = strip_png_bytes(&frames, style)?;
+                write_atomically_with(out, |file| Ok(file.write_all(&bytes)?))
+            }
+        };
+        written.with_context(|| format!("writing {}", out.display()))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -110,15 +192,6 @@ pub fn picture_kind(path: &Path) -> Result<PictureKind> {
     }
 }
 
-pub fn write_frames(frames: &[Grids], style: &Style, kind: PictureKind, out: &Path) -> Result<()> {
-    let bytes = match kind {
-        PictureKind::Gif => gif_bytes(frames, style),
-        PictureKind::Png => strip_png_bytes(frames, style),
-    }
-    .context("encoding the picture")?;
-    output::write_atomically(out, &bytes).with_context(|| format!("writing {}", out.display()))
-}
-
 /// The rollout GIF written after training: the final model from a random grid.
 pub fn training_gif(model: &Model, seed: u64, out: &Path) -> Result<()> {
     let c = &model.config;
@@ -127,6 +200,12 @@ pub fn training_gif(model: &Model, seed: u64, out: &Path) -> Result<()> {
     let masks = c
         .fire_rate
         .map(|r| FireMasks::draw(c.steps, init.cells(), r, &mut rng));
-    let frames = hard_frames(model, &init, c.steps, masks.as_ref(), None);
-    write_frames(&frames, &Style::default(), PictureKind::Gif, out)
+    let rollout = Rollout {
+        model,
+        init: &init,
+        steps: c.steps,
+        masks: masks.as_ref(),
+        damage: None,
+    };
+    rollout.write(&Style::default(), PictureKind::Gif, out)
 }
