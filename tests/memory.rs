@@ -4,10 +4,12 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use logicars::automaton::frames::hard_last_frame;
+use logicars::automaton::masks::FireMasks;
 use logicars::automaton::soft::ActivationMemory;
 use logicars::model::task::TaskKind;
 use logicars::tasks::{self, preset};
-use logicars::train::memory::{objective_bytes, RolloutSize};
+use logicars::train::memory::{hard_bytes, objective_bytes, RolloutSize};
 use logicars::train::{fresh_model, Gradient, Objective};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -59,8 +61,45 @@ fn measured(task: TaskKind, size: &RolloutSize) -> (u64, u64) {
     (estimate, peak as u64)
 }
 
+/// One test, so that no other test's allocations land in the counts.
 #[test]
-fn the_estimate_is_close_to_what_an_objective_allocates() {
+fn estimates_are_close_to_what_rollouts_allocate() {
+    objectives_allocate_about_their_estimate();
+    hard_rollouts_allocate_about_their_estimate();
+}
+
+fn hard_rollouts_allocate_about_their_estimate() {
+    let (config, settings) = preset(TaskKind::CheckerboardAsync, false);
+    let model = fresh_model(config, &settings).unwrap();
+    let config = &model.config;
+    let size = RolloutSize {
+        batch: 4,
+        height: 64,
+        width: 64,
+        steps: 200,
+        loss_steps: 1,
+        memory: ActivationMemory::Recompute,
+        gradient: false,
+    };
+    let estimate = hard_bytes(config, &size).unwrap();
+    let before = IN_USE.load(Ordering::SeqCst);
+    PEAK.store(before, Ordering::SeqCst);
+    {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let init = tasks::eval_init(config.task, 4, 64, 64, config.channels, &mut rng);
+        let masks = FireMasks::draw(size.steps, 4 * 64 * 64, 0.6, &mut rng);
+        hard_last_frame(&model, &init, size.steps, Some(&masks), None);
+    }
+    let peak = (PEAK.load(Ordering::SeqCst) - before) as u64;
+    let ratio = estimate as f64 / peak as f64;
+    eprintln!("hard rollout: estimate {estimate}, peak {peak}, ratio {ratio:.3}");
+    assert!(
+        (0.95..=1.1).contains(&ratio),
+        "estimate {estimate} bytes, peak {peak}"
+    );
+}
+
+fn objectives_allocate_about_their_estimate() {
     let training = RolloutSize {
         batch: 2,
         height: 16,

@@ -1,5 +1,7 @@
 //! Hard rollouts frame by frame, with optional damage: what `render` and `check` show.
 
+use std::convert::Infallible;
+
 use crate::automaton::grid::Grids;
 use crate::automaton::hard::HardRollout;
 use crate::automaton::masks::FireMasks;
@@ -108,13 +110,42 @@ pub fn hard_frames(
     damage: Option<&Damage>,
 ) -> Vec<Grids> {
     let mut frames = Vec::with_capacity(steps + 1);
-    let kept: Result<(), std::convert::Infallible> =
+    visit(model, init, steps, masks, damage, |frame| {
+        frames.push(frame.clone())
+    });
+    frames
+}
+
+/// The last of [`hard_frames`], keeping no other.
+pub fn hard_last_frame(
+    model: &Model,
+    init: &Grids,
+    steps: usize,
+    masks: Option<&FireMasks>,
+    damage: Option<&Damage>,
+) -> Grids {
+    let mut last = init.clone();
+    visit(model, init, steps, masks, damage, |frame| {
+        last.values.copy_from_slice(&frame.values);
+    });
+    last
+}
+
+/// [`for_each_hard_frame`] with a visitor that cannot fail.
+fn visit(
+    model: &Model,
+    init: &Grids,
+    steps: usize,
+    masks: Option<&FireMasks>,
+    damage: Option<&Damage>,
+    mut each: impl FnMut(&Grids),
+) {
+    let done: Result<(), Infallible> =
         for_each_hard_frame(model, init, steps, masks, damage, |frame| {
-            frames.push(frame.clone());
+            each(frame);
             Ok(())
         });
-    kept.unwrap_or_else(|never| match never {});
-    frames
+    done.unwrap_or_else(|never| match never {});
 }
 
 /// [`hard_frames`] handed to `each` one at a time instead of kept, so that a long

@@ -59,7 +59,6 @@ fn product(factors: &[usize]) -> Option<u64> {
 pub fn objective_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
     let lanes = product(&[size.batch, size.height, size.width])?;
     let soft_lanes = lanes.div_ceil(TILE as u64) * TILE as u64;
-    let hard_lanes = lanes.div_ceil(HARD_TILE as u64) * HARD_TILE as u64;
     let c = config.channels as u64;
     let gates = config.gates_per_cell_step() as u64;
     let rows = c * PATCH as u64 + gates;
@@ -67,7 +66,7 @@ pub fn objective_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> 
     let workers = rayon::current_num_threads().max(1) as u64;
     let steps = size.steps as u64;
     let f32s = |n: u64| n.checked_mul(4);
-    let neighbour_tables = (soft_lanes + hard_lanes).checked_mul(2 * 9 * 4)?;
+    let neighbour_tables = soft_lanes.checked_mul(2 * 9 * 4)?;
     let states = f32s((steps + 1).checked_mul(soft_lanes)?.checked_mul(c)?)?;
     let stored = match size.memory {
         ActivationMemory::Store => f32s(steps.checked_mul(soft_lanes)?.checked_mul(rows)?)?,
@@ -81,9 +80,7 @@ pub fn objective_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> 
         false => 0,
     };
     let per_gate = params * (128 + 16 + 32 + 64 + 8) + gates * 12;
-    // Two byte states per lane and channel; one bit per lane and row, WORDS words a tile.
-    let bits_per_lane_row = (WORDS * 64 / HARD_TILE) as u64;
-    let hard = hard_lanes.checked_mul(2 * c + rows * bits_per_lane_row / 8)?;
+    let hard = hard_rollout_bytes(config, lanes)?;
     let grids = f32s(lanes.checked_mul(c + config.target_channels.len() as u64)?)?;
     [
         neighbour_tables,
@@ -99,6 +96,30 @@ pub fn objective_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> 
     ]
     .into_iter()
     .try_fold(0u64, u64::checked_add)
+}
+
+/// Bytes of a hard rollout over `lanes` cells: its neighbour tables, two byte states per
+/// lane and channel, and one bit per lane and circuit row.
+fn hard_rollout_bytes(config: &ModelConfig, lanes: u64) -> Option<u64> {
+    let hard_lanes = lanes.div_ceil(HARD_TILE as u64) * HARD_TILE as u64;
+    let c = config.channels as u64;
+    let rows = c * PATCH as u64 + config.gates_per_cell_step() as u64;
+    let bits_per_lane_row = (WORDS * 64 / HARD_TILE) as u64;
+    hard_lanes.checked_mul(2 * 9 * 4 + 2 * c + rows * bits_per_lane_row / 8)
+}
+
+/// Bytes of the hard-only rollouts that `check` and `render` run at `size`: the rollout,
+/// the fire masks, and three grids (the initial one, the current frame, the kept one).
+pub fn hard_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
+    let lanes = product(&[size.batch, size.height, size.width])?;
+    let masks = match config.fire_rate {
+        Some(_) => lanes.checked_mul(size.steps as u64)?,
+        None => 0,
+    };
+    let grids = lanes.checked_mul(3 * 4 * config.channels as u64)?;
+    hard_rollout_bytes(config, lanes)?
+        .checked_add(masks)?
+        .checked_add(grids)
 }
 
 /// Bytes a training run of `config` at `size` holds: its objective, the async fire

@@ -6,7 +6,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::automaton::frames::{hard_frames, Damage};
+use crate::automaton::frames::{hard_last_frame, Damage};
 use crate::automaton::grid::Grids;
 use crate::automaton::hard::HardRollout;
 use crate::automaton::masks::FireMasks;
@@ -43,9 +43,9 @@ pub fn run_checks(
             let masks = c
                 .fire_rate
                 .map(|r| FireMasks::draw(steps, batch * h * w, r, &mut rng));
-            let frames = hard_frames(model, &init, steps, masks.as_ref(), damage.as_ref());
+            let last = hard_last_frame(model, &init, steps, masks.as_ref(), damage.as_ref());
             let target = tasks::target(c, &init, steps);
-            let accuracy = accuracy(frames.last().expect("frames"), &target, &c.target_channels);
+            let accuracy = accuracy(&last, &target, &c.target_channels);
             rows.push(CheckRow {
                 test: name.into(),
                 grid: format!("{h}x{w}"),

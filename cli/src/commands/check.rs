@@ -4,10 +4,15 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Args;
+use logicars::automaton::soft::ActivationMemory;
 use logicars::io::model_file;
+use logicars::train::memory::{hard_bytes, RolloutSize};
 use logicars::views::check::run_checks;
 
-use super::thread_pool;
+use super::{ensure_memory, thread_pool};
+
+/// Steps of the robustness run, far above the paper's 4000, that still end in minutes.
+const MAX_ROBUSTNESS_STEPS: usize = 1_000_000;
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -36,6 +41,24 @@ pub fn run(args: CheckArgs) -> Result<()> {
         bail!("--batch must be at least 1 and --robustness-steps at least 2");
     }
     let model = model_file::load(&args.model)?;
+    let c = &model.config;
+    let largest = RolloutSize {
+        batch: args.batch,
+        height: 4 * c.height,
+        width: 4 * c.width,
+        steps: 4 * c.steps,
+        loss_steps: 1,
+        memory: ActivationMemory::default(),
+        gradient: false,
+    };
+    let what = format!(
+        "checking --batch {} grids of {}x{} for {} steps",
+        largest.batch, largest.height, largest.width, largest.steps
+    );
+    ensure_memory(&what, hard_bytes(c, &largest))?;
+    if args.robustness_steps > MAX_ROBUSTNESS_STEPS {
+        bail!("--robustness-steps must be at most {MAX_ROBUSTNESS_STEPS}");
+    }
     let rows = thread_pool(args.threads)?
         .install(|| run_checks(&model, args.batch, args.seed, args.robustness_steps));
     if args.json {

@@ -13,7 +13,7 @@ use logicars::io::{grid_file, model_file};
 use logicars::model::config::ModelConfig;
 use logicars::model::network::Model;
 use logicars::tasks;
-use logicars::train::memory::{evaluation_bytes, RolloutSize};
+use logicars::train::memory::{hard_bytes, RolloutSize};
 use logicars::views::picture::{check_view, strip_png_bytes, GifWriter, Style, View};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -137,7 +137,7 @@ fn ensure_render_fits(
     let image = (height as u64)
         .checked_mul(width as u64)
         .and_then(|cells| cells.checked_mul(u64::from(scale * scale) * 8));
-    let bytes = evaluation_bytes(config, &size).and_then(|b| b.checked_add(image?));
+    let bytes = hard_bytes(config, &size).and_then(|b| b.checked_add(image?));
     let what = format!("rendering --size {height}x{width} for --steps {steps} at --scale {scale}");
     ensure_memory(&what, bytes)
 }
