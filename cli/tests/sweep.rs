@@ -60,3 +60,23 @@ fn a_bad_setting_is_refused_before_any_run() {
         "{stderr}"
     );
 }
+
+#[test]
+fn an_output_folder_that_is_a_file_is_refused_before_any_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("taken");
+    std::fs::write(&file, "x").unwrap();
+    let out = Command::cargo_bin("logicars")
+        .unwrap()
+        .args(["sweep", "checkerboard", "--small", "--seeds", "0..1", "--out"])
+        .arg(&file)
+        .assert()
+        .failure();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let expected = format!(
+        "Error: --out {} is a file; the sweep writes a folder\n",
+        file.display()
+    );
+    assert!(stderr.ends_with(&expected), "{stderr}");
+    assert!(!stderr.contains("seed 0:"), "no run started: {stderr}");
+}
