@@ -68,7 +68,14 @@ fn an_output_folder_that_is_a_file_is_refused_before_any_run() {
     std::fs::write(&file, "x").unwrap();
     let out = Command::cargo_bin("logicars")
         .unwrap()
-        .args(["sweep", "checkerboard", "--small", "--seeds", "0..1", "--out"])
+        .args([
+            "sweep",
+            "checkerboard",
+            "--small",
+            "--seeds",
+            "0..1",
+            "--out",
+        ])
         .arg(&file)
         .assert()
         .failure();

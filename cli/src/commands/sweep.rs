@@ -118,7 +118,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let pool = thread_pool(args.threads)?;
     pool.install(|| ensure_sweep_fits(&args, &settings))?;
     if dir.is_file() {
-        bail!("--out {} is a file; the sweep writes a folder", dir.display());
+        bail!(
+            "--out {} is a file; the sweep writes a folder",
+            dir.display()
+        );
     }
     output::check_writable(&dir.join("runs.csv"))
         .with_context(|| format!("--out {} cannot be written", dir.display()))?;

@@ -11,7 +11,7 @@ use logicars::model::network::Model;
 use logicars::train::{EpochMetrics, TrainError, TrainSummary, Trainer};
 use logicars::views::plot;
 
-use super::session::save_checkpoint;
+use super::checkpoint::save_checkpoint;
 use super::stop::Interrupted;
 use crate::commands::render::training_gif;
 

@@ -11,6 +11,7 @@ use logicars::io::checkpoint_file::{self, Checkpoint, RunOutputs};
 use logicars::io::{batch_file, model_file};
 use logicars::train::{self, EpochMetrics, Trainer};
 
+use super::checkpoint::save_checkpoint;
 use super::configure::{check_outputs, configure, ensure_training_fits, outputs};
 use super::stop::StopRequest;
 use super::TrainArgs;
@@ -155,24 +156,6 @@ impl Session {
             (None, None, _) => end.finished(wall, ran),
         }
     }
-}
-
-/// Writes the checkpoint, then the model, each whole or not at all.
-pub(super) fn save_checkpoint(
-    trainer: &Trainer,
-    history: &[EpochMetrics],
-    outputs: &RunOutputs,
-) -> Result<()> {
-    let checkpoint = Checkpoint {
-        model: trainer.model.clone(),
-        settings: trainer.settings().clone(),
-        state: trainer.state(),
-        history: history.to_vec(),
-        outputs: outputs.clone(),
-    };
-    checkpoint_file::save(&checkpoint, &checkpoint_file::path_beside(&outputs.model))?;
-    model_file::save_trained(&trainer.model, Some(trainer.settings()), &outputs.model)?;
-    Ok(())
 }
 
 /// The checkpoint file a `--resume` argument names.
