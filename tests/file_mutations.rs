@@ -150,15 +150,7 @@ const GRID: &str = "[[[[0,1],[1,0.5]],[[0.25,0],[1,1]]],[[[0,0],[0,0]],[[1,1],[0
 /// Runs a model that loaded, on one grid of its size for a step or two, when small.
 fn run_briefly(model: &Model) {
     let c = &model.config;
-    let size = RolloutSize {
-        batch: 1,
-        height: c.height,
-        width: c.width,
-        steps: c.steps.min(2),
-        loss_steps: 1,
-        memory: Default::default(),
-        gradient: false,
-    };
+    let size = RolloutSize::evaluation(1, (c.height, c.width), c.steps.min(2));
     if evaluation_bytes(c, &size).is_none_or(|b| b > 64 << 20) {
         return;
     }

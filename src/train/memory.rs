@@ -32,6 +32,20 @@ pub struct RolloutSize {
 }
 
 impl RolloutSize {
+    /// A forward-only rollout of `batch` grids of `height x width` for `steps` steps, as
+    /// evaluation and the hard-only commands run it.
+    pub fn evaluation(batch: usize, (height, width): (usize, usize), steps: usize) -> Self {
+        RolloutSize {
+            batch,
+            height,
+            width,
+            steps,
+            loss_steps: 1,
+            memory: ActivationMemory::default(),
+            gradient: false,
+        }
+    }
+
     /// The rollout a training run of `config` with `settings` makes every epoch.
     pub fn training(config: &ModelConfig, settings: &TrainSettings) -> Self {
         RolloutSize {

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Args;
-use logicars::automaton::soft::ActivationMemory;
 use logicars::io::model_file;
 use logicars::train::memory::{hard_bytes, RolloutSize};
 use logicars::views::check::run_checks;
@@ -42,15 +41,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
     }
     let model = model_file::load(&args.model)?;
     let c = &model.config;
-    let largest = RolloutSize {
-        batch: args.batch,
-        height: 4 * c.height,
-        width: 4 * c.width,
-        steps: 4 * c.steps,
-        loss_steps: 1,
-        memory: ActivationMemory::default(),
-        gradient: false,
-    };
+    let largest = RolloutSize::evaluation(args.batch, (4 * c.height, 4 * c.width), 4 * c.steps);
     let what = format!(
         "checking --batch {} grids of {}x{} for {} steps",
         largest.batch, largest.height, largest.width, largest.steps

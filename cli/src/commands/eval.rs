@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Args;
 use logicars::automaton::masks::FireMasks;
-use logicars::automaton::soft::ActivationMemory;
 use logicars::io::{grid_file, model_file};
 use logicars::tasks;
 use logicars::train::evaluate;
@@ -53,15 +52,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
     let pool = thread_pool(args.threads)?;
     if args.init.is_none() {
         let (height, width) = args.size.unwrap_or((config.height, config.width));
-        let size = RolloutSize {
-            batch: args.batch,
-            height,
-            width,
-            steps,
-            loss_steps: 1,
-            memory: ActivationMemory::default(),
-            gradient: false,
-        };
+        let size = RolloutSize::evaluation(args.batch, (height, width), steps);
         let what = format!(
             "evaluating --batch {} grids of --size {height}x{width} for --steps {steps}",
             args.batch

@@ -7,7 +7,6 @@ use clap::Args;
 use logicars::automaton::frames::{for_each_hard_frame, hard_frames, Damage};
 use logicars::automaton::grid::Grids;
 use logicars::automaton::masks::FireMasks;
-use logicars::automaton::soft::ActivationMemory;
 use logicars::io::atomic::{check_writable, write_atomically_with};
 use logicars::io::{grid_file, model_file};
 use logicars::model::config::ModelConfig;
@@ -125,15 +124,7 @@ fn ensure_render_fits(
     steps: usize,
     scale: u32,
 ) -> Result<()> {
-    let size = RolloutSize {
-        batch: 1,
-        height,
-        width,
-        steps,
-        loss_steps: 1,
-        memory: ActivationMemory::default(),
-        gradient: false,
-    };
+    let size = RolloutSize::evaluation(1, (height, width), steps);
     let image = (height as u64)
         .checked_mul(width as u64)
         .and_then(|cells| cells.checked_mul(u64::from(scale * scale) * 8));
