@@ -12,7 +12,7 @@ use logicars::model::network::Model;
 use logicars::model::task::TaskKind;
 use logicars::tasks::{self, preset};
 use logicars::train::memory::{evaluation_bytes, RolloutSize};
-use logicars::train::{evaluate, Trainer};
+use logicars::train::{evaluate, Trainer, TrainerState};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -126,7 +126,10 @@ fn checkpoint_text() -> &'static str {
         let checkpoint = Checkpoint {
             model: trainer.model.clone(),
             settings: trainer.settings().clone(),
-            state: trainer.state(),
+            state: TrainerState {
+                epochs_done: 0,
+                ..trainer.state()
+            },
             history: Vec::new(),
             outputs: RunOutputs {
                 model: "m.json".into(),
@@ -138,8 +141,6 @@ fn checkpoint_text() -> &'static str {
         };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.json");
-        let mut checkpoint = checkpoint;
-        checkpoint.state.epochs_done = 0;
         checkpoint_file::save(&checkpoint, &path).unwrap();
         std::fs::read_to_string(path).unwrap()
     })

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::CheckpointError;
-use crate::io::json::{invalid, parse, Invalid};
+use crate::io::json::{check_header, invalid, parse, Invalid};
 use crate::io::model_file::{self, ModelFile};
 use crate::model::config::TrainSettings;
 use crate::model::network::Model;
@@ -94,18 +94,7 @@ pub fn load(path: &Path) -> Result<Checkpoint, CheckpointError> {
 /// Parses and validates checkpoint JSON; errors are `(json path, message)`.
 pub fn from_json(text: &str) -> Result<Checkpoint, Invalid> {
     let file: CheckpointFile = parse(text)?;
-    if file.format != FORMAT {
-        let found = &file.format;
-        return Err(invalid(
-            "format",
-            format!("expected \"{FORMAT}\", found \"{found}\""),
-        ));
-    }
-    if file.version != VERSION {
-        let found = file.version;
-        let message = format!("this build reads version {VERSION}, the file is version {found}");
-        return Err(invalid("version", message));
-    }
+    check_header((&file.format, file.version), (FORMAT, VERSION))?;
     let settings = file.model.training.clone().ok_or_else(|| {
         invalid(
             "model.training",

@@ -8,6 +8,23 @@ pub(crate) fn invalid(path: impl Into<String>, message: impl Into<String>) -> In
     (path.into(), message.into())
 }
 
+/// A file's `format` and `version` fields against the ones this build reads.
+pub(crate) fn check_header(
+    (format, version): (&str, u32),
+    (expected_format, expected_version): (&str, u32),
+) -> Result<(), Invalid> {
+    if format != expected_format {
+        let message = format!("expected \"{expected_format}\", found \"{format}\"");
+        return Err(invalid("format", message));
+    }
+    if version != expected_version {
+        let message =
+            format!("this build reads version {expected_version}, the file is version {version}");
+        return Err(invalid("version", message));
+    }
+    Ok(())
+}
+
 /// Deserializes one JSON value that must fill `text` (whitespace aside), naming the path
 /// of the first problem.
 pub(crate) fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Invalid> {

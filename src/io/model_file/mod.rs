@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ModelFileError;
-pub(crate) use crate::io::json::{invalid, parse, Invalid};
+use crate::io::json::{check_header, invalid, parse, Invalid};
 use crate::model::config::{ModelConfig, TrainSettings, PATCH};
 use crate::model::gates::NUM_OPS;
 use crate::model::network::{Layer, Model};
@@ -165,28 +165,8 @@ pub(crate) fn to_file(model: &Model, training: Option<&TrainSettings>) -> ModelF
     }
 }
 
-/// The format name and version this build reads.
-fn check_header(file: &ModelFile) -> Result<(), Invalid> {
-    if file.format != FORMAT {
-        return Err(invalid(
-            "format",
-            format!("expected \"{FORMAT}\", found \"{}\"", file.format),
-        ));
-    }
-    if file.version != VERSION {
-        return Err(invalid(
-            "version",
-            format!(
-                "this build reads version {VERSION}, the file is version {}",
-                file.version
-            ),
-        ));
-    }
-    Ok(())
-}
-
 pub(crate) fn from_file(file: ModelFile) -> Result<Model, Invalid> {
-    check_header(&file)?;
+    check_header((&file.format, file.version), (FORMAT, VERSION))?;
     let config = file.config;
     config
         .validate()
