@@ -8,6 +8,8 @@ use logicars::io::{atomic as output, model_file};
 use logicars::views::analysis::{analyze, ModuleStats};
 use logicars::views::plot;
 
+use super::outputs::check_outputs;
+
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
     /// The model file (from `logicars train`).
@@ -25,13 +27,16 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
     let model = model_file::load(&args.model)?;
     let a = analyze(&model);
     if let Some(dir) = &args.svg {
+        let path_of = |module: &str| dir.join(format!("gates-{module}.svg"));
+        let what = "the gate histograms (--svg)";
+        check_outputs(&[(what, path_of("perception")), (what, path_of("update"))])?;
         for m in [&a.perception, &a.update] {
             let svg = plot::histogram_svg(
                 &m.histogram,
                 &format!("Gates of the {} network (without A and B)", m.module),
             )
             .map_err(anyhow::Error::msg)?;
-            let path = dir.join(format!("gates-{}.svg", m.module));
+            let path = path_of(&m.module);
             output::write_atomically(&path, svg.as_bytes())
                 .with_context(|| format!("writing {}", path.display()))?;
             eprintln!("wrote {}", path.display());

@@ -8,6 +8,8 @@ use logicars::io::{atomic as output, model_file};
 use logicars::views::netlist::Netlist;
 use logicars::views::netlist_export;
 
+use super::outputs::check_outputs;
+
 /// What the circuit is written as.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Format {
@@ -37,6 +39,9 @@ pub struct ExportArgs {
 
 pub fn run(args: ExportArgs) -> Result<()> {
     let model = model_file::load(&args.model)?;
+    if let Some(path) = &args.out {
+        check_outputs(&[("the netlist (--out)", path.clone())])?;
+    }
     let full = Netlist::from_model(&model);
     let net = if args.unpruned {
         full

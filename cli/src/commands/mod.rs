@@ -5,6 +5,7 @@ pub mod check;
 pub mod completions;
 pub mod eval;
 pub mod export;
+pub mod outputs;
 pub mod presets;
 pub mod progress;
 pub mod render;

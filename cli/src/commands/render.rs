@@ -7,7 +7,7 @@ use clap::Args;
 use logicars::automaton::frames::{for_each_hard_frame, hard_frames, Damage};
 use logicars::automaton::grid::Grids;
 use logicars::automaton::masks::FireMasks;
-use logicars::io::atomic::{check_writable, write_atomically_with};
+use logicars::io::atomic::write_atomically_with;
 use logicars::io::{grid_file, model_file};
 use logicars::model::config::ModelConfig;
 use logicars::model::network::Model;
@@ -17,6 +17,7 @@ use logicars::views::picture::{check_view, strip_png_bytes, GifWriter, Style, Vi
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use super::outputs::check_outputs;
 use super::{ensure_memory, parse_size, view_parser};
 
 #[derive(Debug, Args)]
@@ -80,7 +81,7 @@ pub fn run(args: RenderArgs) -> Result<()> {
     if args.init.is_none() {
         ensure_render_fits(c, (h, w), steps, args.scale)?;
     }
-    check_writable(&args.out).with_context(|| format!("--out {}", args.out.display()))?;
+    check_outputs(&[("the picture (--out)", args.out.clone())])?;
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let init = match &args.init {
         Some(path) => grid_file::load(path, c.channels)?,

@@ -15,6 +15,7 @@ use logicars::train::memory::{training_bytes, RolloutSize};
 use logicars::views::plot;
 use rayon::prelude::*;
 
+use super::outputs::check_outputs;
 use super::{ensure_memory, task_parser, thread_pool};
 
 #[derive(Debug, Args)]
@@ -123,8 +124,11 @@ pub fn run(args: SweepArgs) -> Result<()> {
             dir.display()
         );
     }
-    output::check_writable(&dir.join("runs.csv"))
-        .with_context(|| format!("--out {} cannot be written", dir.display()))?;
+    let names = ["runs.csv", "sweep.json", "summary.txt", "sweep.svg"];
+    let files: Vec<_> = names
+        .map(|n| ("the sweep's results (--out)", dir.join(n)))
+        .into();
+    check_outputs(&files)?;
     let mut outcomes = pool.install(|| run_all(&args, &settings, &jobs))?;
     outcomes.sort_by_key(|o| (o.setting, o.seed));
     let summaries = sweep::summarize(&outcomes, settings.len());
