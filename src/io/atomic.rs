@@ -15,12 +15,30 @@ fn folder_of(path: &Path) -> PathBuf {
 /// killed while writing leaves nothing that looks like the output itself.
 fn partial_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
     let dir = folder_of(path);
+    if let Some(file) = dir.ancestors().find(|a| a.exists()).filter(|a| !a.is_dir()) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotADirectory,
+            format!("{} is a file, not a folder", file.display()),
+        ));
+    }
     std::fs::create_dir_all(&dir)?;
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     tempfile::Builder::new()
         .prefix(&format!(".{name}."))
         .suffix(".partial")
         .tempfile_in(&dir)
+        .map_err(without_temporary_name)
+}
+
+/// The cause of a failure to create the temporary file, without the temporary file's
+/// random name: `tempfile` appends ` at path "..."` to the message and keeps the cause
+/// private, and the name means nothing to a user.
+fn without_temporary_name(error: std::io::Error) -> std::io::Error {
+    let text = error.to_string();
+    match text.rfind(" at path \"") {
+        Some(end) => std::io::Error::new(error.kind(), &text[..end]),
+        None => error,
+    }
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename,
@@ -50,8 +68,92 @@ pub fn write_atomically_with<E: From<std::io::Error>>(
     Ok(())
 }
 
+/// Removes the temporary files that writers of `path` killed while writing left beside it
+/// (`.<name>.XXXXXX.partial`); returns how many there were. A missing folder has none.
+pub fn remove_leftovers(path: &Path) -> std::io::Result<usize> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let prefix = format!(".{name}.");
+    let entries = match std::fs::read_dir(folder_of(path)) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let entry = entry?;
+        let file = entry.file_name().to_string_lossy().into_owned();
+        if file.starts_with(&prefix) && file.ends_with(".partial") && entry.file_type()?.is_file() {
+            std::fs::remove_file(entry.path())?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 /// Checks, before any work, that [`write_atomically`] could write `path`: its folder
-/// exists or can be made, and a file can be created in it.
+/// exists or can be made, and a file can be created in it. Folders made for the check
+/// are removed again, so that a command that then fails leaves nothing behind.
 pub fn check_writable(path: &Path) -> std::io::Result<()> {
-    partial_beside(path).map(drop)
+    let dir = folder_of(path);
+    let existing = dir.ancestors().find(|a| a.exists()).map(Path::to_path_buf);
+    let checked = partial_beside(path).map(drop);
+    if let Some(existing) = existing {
+        for made in dir.ancestors().take_while(|a| *a != existing) {
+            // Only empty folders go: a folder that another process filled meanwhile stays.
+            let _ = std::fs::remove_dir(made);
+        }
+    }
+    checked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checking_a_path_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        check_writable(&dir.path().join("a/b/out.json")).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        std::fs::write(dir.path().join("file"), "").unwrap();
+        let error = check_writable(&dir.path().join("file/out.json")).unwrap_err();
+        let file = dir.path().join("file");
+        assert_eq!(
+            error.to_string(),
+            format!("{} is a file, not a folder", file.display())
+        );
+    }
+
+    #[test]
+    fn only_the_outputs_own_leftovers_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = [
+            ".model.json.Ab12Cd.partial",
+            ".model.json.x.partial",
+            ".metrics.csv.Ab12Cd.partial",
+            "model.json",
+            ".model.json.keep",
+        ];
+        for name in names {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        assert_eq!(remove_leftovers(&dir.path().join("model.json")).unwrap(), 2);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                ".metrics.csv.Ab12Cd.partial",
+                ".model.json.keep",
+                "model.json"
+            ]
+        );
+        assert_eq!(
+            remove_leftovers(&dir.path().join("none/m.json")).unwrap(),
+            0
+        );
+    }
 }

@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use logicars::io::atomic::check_writable;
 use logicars::io::checkpoint_file::{self, RunOutputs};
 use logicars::io::pattern_image;
 use logicars::model::config::{ModelConfig, TrainSettings};
@@ -14,6 +13,7 @@ use logicars::train::memory::{training_bytes, RolloutSize};
 
 use super::TrainArgs;
 use crate::commands::ensure_memory;
+use crate::commands::outputs::check_outputs;
 
 /// `--target`, `--rgb` and `--channels` shape a pattern model; other tasks refuse them.
 fn apply_pattern_flags(args: &TrainArgs, config: &mut ModelConfig) -> Result<()> {
@@ -173,9 +173,13 @@ pub(super) fn outputs(
     })
 }
 
-/// Fails before any work when two outputs of the run share a path, one is a folder, or a
-/// folder cannot be written, so that a long run never ends in a failed save.
-pub(super) fn check_outputs(outputs: &RunOutputs) -> Result<()> {
+/// Checks every output of the run before training.
+pub(super) fn check_run_outputs(outputs: &RunOutputs) -> Result<()> {
+    check_outputs(&run_files(outputs))
+}
+
+/// Every file a run writes, each named by what it holds.
+pub(super) fn run_files(outputs: &RunOutputs) -> Vec<(&'static str, PathBuf)> {
     let mut files = vec![
         ("the model (--save)", outputs.model.clone()),
         ("the log (--log)", outputs.log.clone()),
@@ -188,20 +192,5 @@ pub(super) fn check_outputs(outputs: &RunOutputs) -> Result<()> {
         files.push(("the loss plot (--artefacts)", dir.join("loss.svg")));
         files.push(("the rollout GIF (--artefacts)", dir.join("rollout.gif")));
     }
-    for (i, (what, path)) in files.iter().enumerate() {
-        if let Some((other, _)) = files[..i].iter().find(|(_, p)| p == path) {
-            bail!(
-                "{other} and {what} would both be written to {}",
-                path.display()
-            );
-        }
-        if path.is_dir() {
-            bail!(
-                "{what} would be written to {}, which is a folder",
-                path.display()
-            );
-        }
-        check_writable(path).with_context(|| format!("{what} cannot be written"))?;
-    }
-    Ok(())
+    files
 }

@@ -7,12 +7,13 @@ use std::str::FromStr;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use logicars::io::atomic::remove_leftovers;
 use logicars::io::checkpoint_file::{self, Checkpoint, RunOutputs};
 use logicars::io::{batch_file, model_file};
 use logicars::train::{self, EpochMetrics, Trainer};
 
 use super::checkpoint::save_checkpoint;
-use super::configure::{check_outputs, configure, ensure_training_fits, outputs};
+use super::configure::{check_run_outputs, configure, ensure_training_fits, outputs, run_files};
 use super::stop::StopRequest;
 use super::TrainArgs;
 use crate::commands::progress::Progress;
@@ -74,7 +75,7 @@ impl Session {
     pub fn start(args: &TrainArgs) -> Result<Self> {
         let (config, settings) = configure(args)?;
         let outputs = outputs(args, &config, &settings)?;
-        check_outputs(&outputs)?;
+        check_run_outputs(&outputs)?;
         let model = match &args.init_params {
             Some(path) => model_file::load_params(path, &config)?,
             None => train::fresh_model(config, &settings).context("building the model")?,
@@ -102,6 +103,11 @@ impl Session {
         let trainer = Trainer::resume(model, settings, state)
             .with_context(|| format!("resuming from {}", path.display()))?;
         let trainer = with_batches(trainer, outputs.batches.as_deref())?;
+        // A run killed while writing left its temporary files; the finished run keeps none.
+        for (what, file) in run_files(&outputs) {
+            remove_leftovers(&file)
+                .with_context(|| format!("removing what a killed write of {what} left"))?;
+        }
         Ok(Session {
             trainer,
             outputs,
