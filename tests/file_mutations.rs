@@ -12,7 +12,7 @@ use logicars::model::network::Model;
 use logicars::model::task::TaskKind;
 use logicars::tasks::{self, preset};
 use logicars::train::memory::{evaluation_bytes, RolloutSize};
-use logicars::train::{evaluate, Trainer, TrainerState};
+use logicars::train::{evaluate, SoftLoss, Trainer, TrainerState};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -160,7 +160,14 @@ fn run_briefly(model: &Model) {
     let masks = c.fire_rate.map(|r| {
         logicars::automaton::masks::FireMasks::draw(size.steps, c.height * c.width, r, &mut rng)
     });
-    evaluate(model, &init, size.steps, masks.as_ref());
+    evaluate(
+        model,
+        &init,
+        size.steps,
+        masks.as_ref(),
+        SoftLoss::Compute,
+        |_, _| {},
+    );
 }
 
 /// 1000 cases per test, or `PROPTEST_CASES`.

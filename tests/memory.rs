@@ -124,6 +124,10 @@ fn objectives_allocate_about_their_estimate() {
         ),
         (
             TaskKind::Checkerboard,
+            RolloutSize::evaluation(4, (64, 64), 80),
+        ),
+        (
+            TaskKind::Checkerboard,
             RolloutSize {
                 memory: ActivationMemory::Store,
                 ..training

@@ -63,7 +63,7 @@ fn evaluation_too_large_for_memory_stops_at_once() {
     ]);
     let expected = format!(
         "Error: evaluating --batch 8 grids of --size 100000x100000 for --steps 12 needs about \
-         82.9 TB of memory, more than the limit of 1.0 GB from LOGICARS_MEMORY_LIMIT; {RAISE}"
+         31.7 TB of memory, more than the limit of 1.0 GB from LOGICARS_MEMORY_LIMIT; {RAISE}"
     );
     assert_eq!(got, expected);
     let model = model.to_str().unwrap();

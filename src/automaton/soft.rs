@@ -29,6 +29,9 @@ pub enum ActivationMemory {
     Recompute,
     /// Keep the activations of all steps.
     Store,
+    /// Keep only the latest state: a forward pass without backward (evaluation), whose
+    /// memory does not grow with the steps.
+    ForwardOnly,
 }
 
 pub struct SoftRollout {
@@ -36,7 +39,8 @@ pub struct SoftRollout {
     channels: usize,
     steps: usize,
     memory: ActivationMemory,
-    /// `steps + 1` tile-blocked states; state `t` is the grid before step `t`.
+    /// Tile-blocked states: `steps + 1` of them (state `t` is the grid before step `t`),
+    /// or two used in turn in [`ActivationMemory::ForwardOnly`].
     states: Vec<f32>,
     /// Store mode: the activations of every (step, tile).
     stored_acts: Vec<Vec<f32>>,
@@ -75,27 +79,31 @@ impl SoftRollout {
         let rows = circuit.rows();
         let state_len = tiles * channels * TILE;
         let stored = match memory {
-            ActivationMemory::Recompute => 0,
             ActivationMemory::Store => tiles * steps,
+            ActivationMemory::Recompute | ActivationMemory::ForwardOnly => 0,
+        };
+        let (kept_states, grad_len) = match memory {
+            ActivationMemory::ForwardOnly => (2, 0),
+            _ => (steps + 1, state_len),
         };
         let workers = rayon::current_num_threads().max(1);
         SoftRollout {
             channels,
             steps,
             memory,
-            states: vec![0.0; (steps + 1) * state_len],
+            states: vec![0.0; kept_states * state_len],
             stored_acts: vec![vec![0.0; rows * TILE]; stored],
             workspaces: (0..workers)
                 .map(|_| {
                     Mutex::new(Workspace {
                         acts: vec![0.0; rows * TILE],
-                        grads: vec![0.0; rows * TILE],
+                        grads: vec![0.0; if grad_len > 0 { rows * TILE } else { 0 }],
                     })
                 })
                 .collect(),
-            patch_grads: vec![0.0; tiles * channels * PATCH * TILE],
-            state_grads: vec![0.0; state_len],
-            next_state_grads: vec![0.0; state_len],
+            patch_grads: vec![0.0; grad_len * PATCH],
+            state_grads: vec![0.0; grad_len],
+            next_state_grads: vec![0.0; grad_len],
             tile_coef_grads: Vec::new(),
             params,
             geometry,
@@ -147,22 +155,56 @@ impl SoftRollout {
         self.state(self.steps)
     }
 
-    /// The state after `step` steps (0: the initial state).
+    /// The state after `step` steps (0: the initial state). A forward-only rollout
+    /// keeps the last two steps' states.
     pub fn state(&self, step: usize) -> &[f32] {
         let len = self.state_len();
-        &self.states[step * len..(step + 1) * len]
+        let slot = self.slot(step);
+        &self.states[slot * len..(slot + 1) * len]
+    }
+
+    /// Where the state after `step` steps is kept.
+    fn slot(&self, step: usize) -> usize {
+        match self.memory {
+            ActivationMemory::ForwardOnly => {
+                assert!(
+                    step + 2 > self.steps,
+                    "a forward-only rollout keeps no older states"
+                );
+                step % 2
+            }
+            ActivationMemory::Recompute | ActivationMemory::Store => step,
+        }
+    }
+
+    /// The slots of the states before and after step `t`.
+    fn step_slots(&self, t: usize) -> (usize, usize) {
+        match self.memory {
+            ActivationMemory::ForwardOnly => (t % 2, (t + 1) % 2),
+            ActivationMemory::Recompute | ActivationMemory::Store => (t, t + 1),
+        }
     }
 
     /// Runs all steps with the given gate coefficients.
     pub fn forward(&mut self, circuit: &Circuit, coefs: &[[f32; 4]], masks: Option<&FireMasks>) {
+        self.forward_observed(circuit, coefs, masks, |_| {});
+    }
+
+    /// [`forward`](Self::forward), calling `after_step(t)` once step `t` is done (to show
+    /// progress on long rollouts).
+    pub fn forward_observed(
+        &mut self,
+        circuit: &Circuit,
+        coefs: &[[f32; 4]],
+        masks: Option<&FireMasks>,
+        mut after_step: impl FnMut(usize),
+    ) {
         let len = self.state_len();
         let tiles = self.geometry.tiles();
         let mut states = std::mem::take(&mut self.states);
         let mut stored = std::mem::take(&mut self.stored_acts);
         for t in 0..self.steps {
-            let (before, after) = states.split_at_mut((t + 1) * len);
-            let prev = &before[t * len..];
-            let next = &mut after[..len];
+            let (prev, next) = prev_and_next(&mut states, len, self.step_slots(t));
             let work = |tile: usize, next_tile: &mut [f32], acts: &mut [f32]| {
                 gather_patch(&self.geometry, circuit.channels, tile, prev, acts);
                 kernel::forward(&circuit.gates, coefs, circuit.input_rows, acts);
@@ -170,14 +212,17 @@ impl SoftRollout {
             };
             let chunks = next.par_chunks_mut(circuit.channels * TILE).enumerate();
             match self.memory {
-                ActivationMemory::Recompute => chunks.for_each(|(tile, next_tile)| {
-                    let mut ws = self.workspace();
-                    work(tile, next_tile, &mut ws.acts);
-                }),
+                ActivationMemory::Recompute | ActivationMemory::ForwardOnly => {
+                    chunks.for_each(|(tile, next_tile)| {
+                        let mut ws = self.workspace();
+                        work(tile, next_tile, &mut ws.acts);
+                    });
+                }
                 ActivationMemory::Store => chunks
                     .zip(stored[t * tiles..(t + 1) * tiles].par_iter_mut())
                     .for_each(|((tile, next_tile), acts)| work(tile, next_tile, acts)),
             }
+            after_step(t);
         }
         self.states = states;
         self.stored_acts = stored;
@@ -196,6 +241,10 @@ impl SoftRollout {
         masks: Option<&FireMasks>,
         coef_grads: &mut [[f64; 4]],
     ) {
+        assert!(
+            self.memory != ActivationMemory::ForwardOnly,
+            "a forward-only rollout has no backward pass"
+        );
         let len = self.state_len();
         let tiles = self.geometry.tiles();
         let channels = circuit.channels;
@@ -226,6 +275,7 @@ impl SoftRollout {
                             acts
                         }
                         ActivationMemory::Store => &self.stored_acts[t * tiles + tile],
+                        ActivationMemory::ForwardOnly => unreachable!("checked above"),
                     };
                     seed_output_grads(circuit, tile, t, masks, next_grads, grads);
                     kernel::backward(
@@ -289,6 +339,21 @@ impl SoftRollout {
                     }
                 }
             });
+    }
+}
+
+/// The state in slot `from` to read and the one in slot `to` to write (`from != to`).
+fn prev_and_next(
+    states: &mut [f32],
+    len: usize,
+    (from, to): (usize, usize),
+) -> (&[f32], &mut [f32]) {
+    if from < to {
+        let (before, after) = states.split_at_mut(to * len);
+        (&before[from * len..][..len], &mut after[..len])
+    } else {
+        let (before, after) = states.split_at_mut(from * len);
+        (&after[..len], &mut before[to * len..][..len])
     }
 }
 

@@ -41,7 +41,7 @@ impl RolloutSize {
             width,
             steps,
             loss_steps: 1,
-            memory: ActivationMemory::default(),
+            memory: ActivationMemory::ForwardOnly,
             gradient: false,
         }
     }
@@ -81,13 +81,19 @@ pub fn objective_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> 
     let steps = size.steps as u64;
     let f32s = |n: u64| n.checked_mul(4);
     let neighbour_tables = soft_lanes.checked_mul(2 * 9 * 4)?;
-    let states = f32s((steps + 1).checked_mul(soft_lanes)?.checked_mul(c)?)?;
+    let forward_only = size.memory == ActivationMemory::ForwardOnly;
+    let kept_states = if forward_only { 2 } else { steps + 1 };
+    let states = f32s(kept_states.checked_mul(soft_lanes)?.checked_mul(c)?)?;
     let stored = match size.memory {
         ActivationMemory::Store => f32s(steps.checked_mul(soft_lanes)?.checked_mul(rows)?)?,
-        ActivationMemory::Recompute => 0,
+        ActivationMemory::Recompute | ActivationMemory::ForwardOnly => 0,
     };
-    let workspaces = f32s(workers * 2 * rows * TILE as u64)?;
-    let state_grads = f32s(soft_lanes.checked_mul(c * (PATCH as u64 + 2))?)?;
+    let tables_per_worker = if forward_only { 1 } else { 2 };
+    let workspaces = f32s(workers * tables_per_worker * rows * TILE as u64)?;
+    let state_grads = match forward_only {
+        true => 0,
+        false => f32s(soft_lanes.checked_mul(c * (PATCH as u64 + 2))?)?,
+    };
     let loss_grads = f32s(soft_lanes.checked_mul(c * size.loss_steps as u64)?)?;
     let tile_grads = match size.gradient {
         true => (soft_lanes / TILE as u64).checked_mul(params * 32)?,

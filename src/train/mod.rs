@@ -8,7 +8,8 @@ pub mod state;
 pub mod trainer;
 
 pub use objective::{
-    evaluate, loss_and_gradient, loss_and_gradient_over, Gradient, Metrics, Objective,
+    evaluate, loss_and_gradient, loss_and_gradient_over, Evaluation, Gradient, Metrics, Objective,
+    Rollout, SoftLoss,
 };
 pub use state::TrainerState;
 pub use trainer::{fresh_model, run, train, EpochMetrics, TrainError, TrainSummary, Trainer};

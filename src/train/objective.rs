@@ -33,6 +33,29 @@ pub enum Gradient {
     Compute,
 }
 
+/// Whether [`evaluate`] also runs the soft rollout (which costs more than the hard one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SoftLoss {
+    Skip,
+    Compute,
+}
+
+/// Which rollout a step belongs to, for progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rollout {
+    Soft,
+    Hard,
+}
+
+/// How well a model does on one batch, from [`evaluate`].
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Evaluation {
+    /// As [`Metrics::soft_loss`], when it was asked for.
+    pub soft_loss: Option<f64>,
+    pub hard_loss: f64,
+    pub accuracy: f64,
+}
+
 /// The rollouts of one batch shape and every buffer they reuse, so that running the
 /// objective again (once per epoch) allocates nothing but the hard op table.
 pub struct Objective {
@@ -131,6 +154,50 @@ impl Objective {
         masks: Option<&FireMasks>,
         gradient: Gradient,
     ) -> Metrics {
+        let soft_loss = self.soft_loss(model, init, target, masks, |_| {});
+        let (hard_loss, accuracy) = self.hard_loss(model, init, target, masks, |_| {});
+        if gradient == Gradient::Compute && soft_loss.is_finite() {
+            self.backward(masks);
+        }
+        Metrics {
+            soft_loss,
+            hard_loss,
+            accuracy,
+        }
+    }
+
+    /// Scores `model` on one batch without a gradient, calling `after_step(t)` after each
+    /// step of each rollout; the soft rollout runs only for [`SoftLoss::Compute`].
+    pub fn evaluate(
+        &mut self,
+        model: &Model,
+        init: &Grids,
+        target: &Grids,
+        masks: Option<&FireMasks>,
+        soft: SoftLoss,
+        mut after_step: impl FnMut(Rollout, usize),
+    ) -> Evaluation {
+        let soft_loss = (soft == SoftLoss::Compute)
+            .then(|| self.soft_loss(model, init, target, masks, |t| after_step(Rollout::Soft, t)));
+        let (hard_loss, accuracy) =
+            self.hard_loss(model, init, target, masks, |t| after_step(Rollout::Hard, t));
+        Evaluation {
+            soft_loss,
+            hard_loss,
+            accuracy,
+        }
+    }
+
+    /// The soft rollout and its loss; leaves the loss's gradient on the last states in
+    /// `loss_grads` for [`Objective::backward`].
+    fn soft_loss(
+        &mut self,
+        model: &Model,
+        init: &Grids,
+        target: &Grids,
+        masks: Option<&FireMasks>,
+        after_step: impl FnMut(usize),
+    ) -> f64 {
         let config = &model.config;
         if self.noise.is_empty() && self.sharpness == 1.0 {
             self.params.update(&model.logits, self.forward);
@@ -139,7 +206,8 @@ impl Objective {
             self.params.update(&self.perturbed, self.forward);
         }
         self.soft.set_initial(init);
-        self.soft.forward(&self.circuit, &self.params.coefs, masks);
+        self.soft
+            .forward_observed(&self.circuit, &self.params.coefs, masks, after_step);
         let mut soft_loss = soft_loss(
             self.soft.final_state(),
             config.channels,
@@ -160,12 +228,31 @@ impl Objective {
             );
         }
 
+        soft_loss
+    }
+
+    /// The hard rollout's wrong bits and accuracy.
+    fn hard_loss(
+        &mut self,
+        model: &Model,
+        init: &Grids,
+        target: &Grids,
+        masks: Option<&FireMasks>,
+        mut after_step: impl FnMut(usize),
+    ) -> (f64, f64) {
         self.hard.set_state(init);
         let truth = hard_truth(model.config.parametrization, &model.logits);
-        self.hard.run(&self.circuit, &truth, masks, self.steps);
-        let (wrong, accuracy) = hard_errors(&self.hard, &config.target_channels, target);
+        for t in 0..self.steps {
+            self.hard.step(&self.circuit, &truth, masks, t);
+            after_step(t);
+        }
+        let (wrong, accuracy) = hard_errors(&self.hard, &model.config.target_channels, target);
+        (wrong as f64, accuracy)
+    }
 
-        if gradient == Gradient::Compute && soft_loss.is_finite() {
+    /// Backpropagates the last soft loss to every logit.
+    fn backward(&mut self, masks: Option<&FireMasks>) {
+        {
             self.coef_grads.fill([0.0; 4]);
             self.soft.backward(
                 &self.circuit,
@@ -180,11 +267,6 @@ impl Objective {
                 let s = self.sharpness;
                 self.logit_grads.iter_mut().flatten().for_each(|g| *g *= s);
             }
-        }
-        Metrics {
-            soft_loss,
-            hard_loss: wrong as f64,
-            accuracy,
         }
     }
 
@@ -210,14 +292,22 @@ impl Objective {
     }
 }
 
-/// Soft and hard rollouts of `steps` steps from `init` (any grid size), scored against
-/// the target the model's task defines. Async models use `masks` for both rollouts.
-pub fn evaluate(model: &Model, init: &Grids, steps: usize, masks: Option<&FireMasks>) -> Metrics {
+/// Hard (and, when asked, soft) rollouts of `steps` steps from `init` (any grid size),
+/// scored against the target the model's task defines; memory does not grow with the
+/// steps. Async models use `masks` for both rollouts. `after_step` sees each step done.
+pub fn evaluate(
+    model: &Model,
+    init: &Grids,
+    steps: usize,
+    masks: Option<&FireMasks>,
+    soft: SoftLoss,
+    after_step: impl FnMut(Rollout, usize),
+) -> Evaluation {
     let target = tasks::target(&model.config, init, steps);
     let shape = (init.height, init.width);
-    let mut objective =
-        Objective::new(model, init.batch, shape, steps, ActivationMemory::Recompute);
-    objective.run(model, init, &target, masks, Gradient::Skip)
+    let memory = ActivationMemory::ForwardOnly;
+    let mut objective = Objective::new(model, init.batch, shape, steps, memory);
+    objective.evaluate(model, init, &target, masks, soft, after_step)
 }
 
 /// Soft loss of one rollout and its gradient on every logit: the whole training

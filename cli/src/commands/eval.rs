@@ -4,11 +4,14 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use logicars::automaton::grid::Grids;
 use logicars::automaton::masks::FireMasks;
 use logicars::io::{grid_file, model_file};
+use logicars::model::network::Model;
 use logicars::tasks;
-use logicars::train::evaluate;
 use logicars::train::memory::{evaluation_bytes, RolloutSize};
+use logicars::train::{evaluate, Evaluation, Rollout, SoftLoss};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -37,6 +40,10 @@ pub struct EvalArgs {
     /// Worker threads [default: all cores].
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Also run the soft (differentiable) rollout and print its loss; it costs several
+    /// times the hard rollout.
+    #[arg(long)]
+    pub soft: bool,
 }
 
 pub fn run(args: EvalArgs) -> Result<()> {
@@ -71,16 +78,51 @@ pub fn run(args: EvalArgs) -> Result<()> {
     let masks = config
         .fire_rate
         .map(|rate| FireMasks::draw(steps, lanes, rate, &mut rng));
-    let metrics = pool.install(|| evaluate(&model, &init, steps, masks.as_ref()));
+    let soft = if args.soft {
+        SoftLoss::Compute
+    } else {
+        SoftLoss::Skip
+    };
+    let metrics =
+        pool.install(|| evaluate_showing_steps(&model, &init, steps, masks.as_ref(), soft));
+    let soft_loss = metrics
+        .soft_loss
+        .map(|loss| format!("soft_loss={loss:.4}, "))
+        .unwrap_or_default();
     println!(
-        "{} on {} grid(s) of {}x{}, {steps} steps: soft_loss={:.4}, hard_loss={:.0}, acc={:.2}%",
+        "{} on {} grid(s) of {}x{}, {steps} steps: {soft_loss}hard_loss={:.0}, acc={:.2}%",
         config.task.name(),
         init.batch,
         init.height,
         init.width,
-        metrics.soft_loss,
         metrics.hard_loss,
         metrics.accuracy * 100.0
     );
     Ok(())
+}
+
+/// [`evaluate`] with a bar of its rollouts' steps on stderr (drawn only on a terminal).
+fn evaluate_showing_steps(
+    model: &Model,
+    init: &Grids,
+    steps: usize,
+    masks: Option<&FireMasks>,
+    soft: SoftLoss,
+) -> Evaluation {
+    let rollouts = if soft == SoftLoss::Compute { 2 } else { 1 };
+    let bar = ProgressBar::with_draw_target(
+        Some((rollouts * steps) as u64),
+        ProgressDrawTarget::stderr(),
+    );
+    let style = ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} steps [{elapsed}]");
+    bar.set_style(style.unwrap_or_else(|_| ProgressStyle::default_bar()));
+    let evaluation = evaluate(model, init, steps, masks, soft, |rollout, _| {
+        bar.set_message(match rollout {
+            Rollout::Soft => "soft rollout",
+            Rollout::Hard => "hard rollout",
+        });
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    evaluation
 }
