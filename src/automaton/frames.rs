@@ -6,6 +6,7 @@ use crate::automaton::grid::Grids;
 use crate::automaton::hard::HardRollout;
 use crate::automaton::masks::FireMasks;
 use crate::error::DamageError;
+use crate::kernels::hard::TruthMasks;
 use crate::kernels::parameters::hard_truth;
 use crate::model::circuit::Circuit;
 use crate::model::network::Model;
@@ -116,19 +117,25 @@ pub fn hard_frames(
     frames
 }
 
-/// The last of [`hard_frames`], keeping no other.
+/// The last of [`hard_frames`], unpacking no other (only the damaged ones, to damage
+/// them); `after_step(t)` sees each step done, to show progress on long rollouts.
 pub fn hard_last_frame(
     model: &Model,
     init: &Grids,
     steps: usize,
     masks: Option<&FireMasks>,
     damage: Option<&Damage>,
+    mut after_step: impl FnMut(usize),
 ) -> Grids {
-    let mut last = init.clone();
-    visit(model, init, steps, masks, damage, |frame| {
-        last.values.copy_from_slice(&frame.values);
-    });
-    last
+    let (mut rollout, first) = HardRun::new(model, init, damage);
+    if steps == 0 {
+        return first;
+    }
+    for t in 0..steps {
+        rollout.step(masks, damage, t);
+        after_step(t);
+    }
+    rollout.rollout.state()
 }
 
 /// [`for_each_hard_frame`] with a visitor that cannot fail.
@@ -158,32 +165,52 @@ pub fn for_each_hard_frame<E>(
     damage: Option<&Damage>,
     mut each: impl FnMut(&Grids) -> Result<(), E>,
 ) -> Result<(), E> {
-    let config = &model.config;
-    let circuit = Circuit::compile(model);
-    let truth = hard_truth(model.config.parametrization, &model.logits);
-    let mut rollout = HardRollout::new(
-        init.batch,
-        init.height,
-        init.width,
-        config.periodic,
-        &circuit,
-    );
-    let mut first = init.clone();
-    if let Some(d) = damage.filter(|d| d.applies_at(0)) {
-        d.apply(&mut first);
-    }
-    rollout.set_state(&first);
+    let (mut rollout, first) = HardRun::new(model, init, damage);
     each(&first)?;
     for t in 0..steps {
-        rollout.step(&circuit, &truth, masks, t);
-        let mut state = rollout.state();
-        if let Some(d) = damage.filter(|d| d.applies_at(t + 1)) {
-            d.apply(&mut state);
-            rollout.set_state(&state);
-        }
-        each(&state)?;
+        rollout.step(masks, damage, t);
+        each(&rollout.rollout.state())?;
     }
     Ok(())
+}
+
+/// A model's hard rollout from its first (possibly damaged) frame.
+struct HardRun {
+    circuit: Circuit,
+    truth: Vec<TruthMasks>,
+    rollout: HardRollout,
+}
+
+impl HardRun {
+    /// The run and its first frame: `init`, damaged when the damage applies at step 0.
+    fn new(model: &Model, init: &Grids, damage: Option<&Damage>) -> (Self, Grids) {
+        let circuit = Circuit::compile(model);
+        let truth = hard_truth(model.config.parametrization, &model.logits);
+        let (batch, height, width) = (init.batch, init.height, init.width);
+        let periodic = model.config.periodic;
+        let mut rollout = HardRollout::new(batch, height, width, periodic, &circuit);
+        let mut first = init.clone();
+        if let Some(d) = damage.filter(|d| d.applies_at(0)) {
+            d.apply(&mut first);
+        }
+        rollout.set_state(&first);
+        let run = HardRun {
+            circuit,
+            truth,
+            rollout,
+        };
+        (run, first)
+    }
+
+    /// Runs step `t`, then applies the damage due after it.
+    fn step(&mut self, masks: Option<&FireMasks>, damage: Option<&Damage>, t: usize) {
+        self.rollout.step(&self.circuit, &self.truth, masks, t);
+        if let Some(d) = damage.filter(|d| d.applies_at(t + 1)) {
+            let mut state = self.rollout.state();
+            d.apply(&mut state);
+            self.rollout.set_state(&state);
+        }
+    }
 }
 
 #[cfg(test)]

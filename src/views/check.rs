@@ -12,6 +12,7 @@ use crate::automaton::hard::HardRollout;
 use crate::automaton::masks::FireMasks;
 use crate::kernels::parameters::hard_truth;
 use crate::model::circuit::Circuit;
+use crate::model::config::ModelConfig;
 use crate::model::network::Model;
 use crate::model::task::TaskKind;
 use crate::tasks;
@@ -27,43 +28,33 @@ pub struct CheckRow {
     pub note: String,
 }
 
-/// Runs every test that fits the model's task; `batch` random grids each.
-pub fn run_checks(
-    model: &Model,
-    batch: usize,
-    seed: u64,
-    robustness_steps: usize,
-) -> Vec<CheckRow> {
-    let c = &model.config;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut rows = Vec::new();
-    let mut run =
-        |name: &str, h: usize, w: usize, steps: usize, damage: Option<Damage>, note: String| {
-            let init = tasks::eval_init(c.task, batch, h, w, c.channels, &mut rng);
-            let masks = c
-                .fire_rate
-                .map(|r| FireMasks::draw(steps, batch * h * w, r, &mut rng));
-            let last = hard_last_frame(model, &init, steps, masks.as_ref(), damage.as_ref());
-            let target = tasks::target(c, &init, steps);
-            let accuracy = accuracy(&last, &target, &c.target_channels);
-            rows.push(CheckRow {
-                test: name.into(),
-                grid: format!("{h}x{w}"),
-                steps,
-                accuracy,
-                note: with_phase_note(c.task, accuracy, note),
-            });
-        };
-    run(
-        "training size",
-        c.height,
-        c.width,
-        c.steps,
-        None,
-        String::new(),
-    );
+/// One of the rollout tests: `steps` steps from random grids of `height x width`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RolloutCheck {
+    pub name: &'static str,
+    pub height: usize,
+    pub width: usize,
+    pub steps: usize,
+    pub damage: Option<Damage>,
+    pub note: String,
+}
+
+/// The rollout tests that fit the model's task, in the order they run.
+pub fn rollout_checks(config: &ModelConfig) -> Vec<RolloutCheck> {
+    let c = config;
+    let plain = |name, height, width, steps| RolloutCheck {
+        name,
+        height,
+        width,
+        steps,
+        damage: None,
+        note: String::new(),
+    };
     let (h4, w4, s4) = (4 * c.height, 4 * c.width, 4 * c.steps);
-    run("4x grid, 4x steps", h4, w4, s4, None, String::new());
+    let mut checks = vec![
+        plain("training size", c.height, c.width, c.steps),
+        plain("4x grid, 4x steps", h4, w4, s4),
+    ];
     if c.task != TaskKind::Gol {
         let side = 10.min(h4 / 2).min(w4 / 2).max(1);
         // A pattern first grows from its seed, then is damaged (the paper's regrowth);
@@ -74,17 +65,55 @@ pub fn run_checks(
             (0, s4 / 2)
         };
         let damage = Damage::centred(side, side, first, last, h4, w4).expect("the block fits");
-        run(
-            "recovery after damage",
-            h4,
-            w4,
-            s4,
-            Some(damage),
-            format!("{side}x{side} block zeroed for steps {first}..{last}"),
-        );
+        checks.push(RolloutCheck {
+            damage: Some(damage),
+            note: format!("{side}x{side} block zeroed for steps {first}..{last}"),
+            ..plain("recovery after damage", h4, w4, s4)
+        });
+    }
+    checks
+}
+
+/// Steps that [`run_checks`] runs in all (what its `after_step` counts to).
+pub fn total_steps(config: &ModelConfig, robustness_steps: usize) -> usize {
+    let rollouts: usize = rollout_checks(config).iter().map(|c| c.steps).sum();
+    rollouts + config.fire_rate.map_or(0, |_| robustness_steps)
+}
+
+/// Runs every test that fits the model's task; `batch` random grids each. `after_step`
+/// is called once per step run, to show progress.
+pub fn run_checks(
+    model: &Model,
+    batch: usize,
+    seed: u64,
+    robustness_steps: usize,
+    mut after_step: impl FnMut(),
+) -> Vec<CheckRow> {
+    let c = &model.config;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rows = Vec::new();
+    for check in rollout_checks(c) {
+        let (h, w, steps) = (check.height, check.width, check.steps);
+        let init = tasks::eval_init(c.task, batch, h, w, c.channels, &mut rng);
+        let masks = c
+            .fire_rate
+            .map(|r| FireMasks::draw(steps, batch * h * w, r, &mut rng));
+        let damage = check.damage.as_ref();
+        let last = hard_last_frame(model, &init, steps, masks.as_ref(), damage, |_| {
+            after_step();
+        });
+        let target = tasks::target(c, &init, steps);
+        let accuracy = accuracy(&last, &target, &c.target_channels);
+        rows.push(CheckRow {
+            test: check.name.into(),
+            grid: format!("{h}x{w}"),
+            steps,
+            accuracy,
+            note: with_phase_note(c.task, accuracy, check.note),
+        });
     }
     if c.fire_rate.is_some() {
-        rows.push(robustness(model, seed, robustness_steps));
+        rows.push(robustness(model, seed, robustness_steps, after_step));
     }
     rows
 }
@@ -116,7 +145,7 @@ fn accuracy(state: &Grids, target: &Grids, target_channels: &[usize]) -> f64 {
 
 /// The paper's robustness plot in one number: a 64x64 grid, async steps, and after
 /// every step a random 10x10 block reset; mean accuracy over the second half of the run.
-fn robustness(model: &Model, seed: u64, steps: usize) -> CheckRow {
+fn robustness(model: &Model, seed: u64, steps: usize, mut after_step: impl FnMut()) -> CheckRow {
     let c = &model.config;
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
     let (h, w) = (64, 64);
@@ -144,6 +173,7 @@ fn robustness(model: &Model, seed: u64, steps: usize) -> CheckRow {
             total += accuracy(&state, &target, &c.target_channels);
             counted += 1;
         }
+        after_step();
     }
     let mean = total / counted.max(1) as f64;
     CheckRow {

@@ -6,8 +6,9 @@ use anyhow::{bail, Result};
 use clap::Args;
 use logicars::io::model_file;
 use logicars::train::memory::{hard_bytes, RolloutSize};
-use logicars::views::check::run_checks;
+use logicars::views::check::{run_checks, total_steps};
 
+use super::progress::steps_bar;
 use super::{ensure_memory, thread_pool};
 
 /// Steps of the robustness run, far above the paper's 4000, that still end in minutes.
@@ -50,8 +51,14 @@ pub fn run(args: CheckArgs) -> Result<()> {
     if args.robustness_steps > MAX_ROBUSTNESS_STEPS {
         bail!("--robustness-steps must be at most {MAX_ROBUSTNESS_STEPS}");
     }
-    let rows = thread_pool(args.threads)?
-        .install(|| run_checks(&model, args.batch, args.seed, args.robustness_steps));
+    let bar = steps_bar(total_steps(c, args.robustness_steps));
+    bar.set_message("checking");
+    let rows = thread_pool(args.threads)?.install(|| {
+        run_checks(&model, args.batch, args.seed, args.robustness_steps, || {
+            bar.inc(1);
+        })
+    });
+    bar.finish_and_clear();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(());

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use logicars::automaton::grid::Grids;
 use logicars::automaton::masks::FireMasks;
 use logicars::io::{grid_file, model_file};
@@ -15,6 +14,7 @@ use logicars::train::{evaluate, Evaluation, Rollout, SoftLoss};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use super::progress::steps_bar;
 use super::{ensure_memory, parse_size, thread_pool};
 
 #[derive(Debug, Args)]
@@ -110,12 +110,7 @@ fn evaluate_showing_steps(
     soft: SoftLoss,
 ) -> Evaluation {
     let rollouts = if soft == SoftLoss::Compute { 2 } else { 1 };
-    let bar = ProgressBar::with_draw_target(
-        Some((rollouts * steps) as u64),
-        ProgressDrawTarget::stderr(),
-    );
-    let style = ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} steps [{elapsed}]");
-    bar.set_style(style.unwrap_or_else(|_| ProgressStyle::default_bar()));
+    let bar = steps_bar(rollouts * steps);
     let evaluation = evaluate(model, init, steps, masks, soft, |rollout, _| {
         bar.set_message(match rollout {
             Rollout::Soft => "soft rollout",

@@ -23,6 +23,15 @@ pub fn epoch_line(m: &EpochMetrics, elapsed_s: f64) -> String {
     )
 }
 
+/// A bar of rollout steps on stderr, drawn only on a terminal, for commands whose
+/// rollouts can run long (`eval`, `check`).
+pub fn steps_bar(steps: usize) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(steps as u64), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} steps [{elapsed}]");
+    bar.set_style(style.unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar
+}
+
 pub struct Progress {
     bar: ProgressBar,
     log: File,
