@@ -1,10 +1,12 @@
-//! Hard rollout: the argmax circuit on bits, 512 lanes per tile, 64 per word.
+//! Hard rollout: the argmax circuit on bits, 512 lanes per tile, 64 per word; the state
+//! is kept packed the same way, and patches are gathered by word shifts.
 
 use rayon::prelude::*;
 
-use crate::automaton::geometry::{Geometry, NO_LANE};
+use crate::automaton::geometry::Geometry;
 use crate::automaton::grid::Grids;
 use crate::automaton::masks::FireMasks;
+use crate::automaton::patch_shifts::PatchShifts;
 use crate::kernels::hard::{self as kernel, TruthMasks, HARD_TILE, WORDS};
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
@@ -12,9 +14,10 @@ use crate::model::config::PATCH;
 pub struct HardRollout {
     geometry: Geometry,
     channels: usize,
-    /// Tile-blocked bits, one byte each: `[tile][channel][HARD_TILE]`.
-    state: Vec<u8>,
-    next: Vec<u8>,
+    /// Tile-blocked bits, 64 lanes per word: `[tile][channel][WORDS]`.
+    state: Vec<u64>,
+    next: Vec<u64>,
+    shifts: PatchShifts,
     bits: Vec<Vec<u64>>,
 }
 
@@ -28,18 +31,21 @@ impl HardRollout {
     ) -> Self {
         let geometry = Geometry::new(batch, height, width, periodic, HARD_TILE);
         let tiles = geometry.tiles();
-        let len = tiles * circuit.channels * HARD_TILE;
+        let len = tiles * circuit.channels * WORDS;
         HardRollout {
             channels: circuit.channels,
             state: vec![0; len],
             next: vec![0; len],
+            shifts: PatchShifts::new(&geometry),
             bits: vec![vec![0; circuit.rows() * WORDS]; tiles],
             geometry,
         }
     }
 
-    fn index(&self, channel: usize, lane: usize) -> usize {
-        hard_index(self.channels, channel, lane)
+    /// Word and bit of (channel, lane) in the state.
+    fn index(&self, channel: usize, lane: usize) -> (usize, u32) {
+        let word = state_word(self.channels, channel, lane / 64);
+        (word, (lane % 64) as u32)
     }
 
     /// Loads grids; values of 0.5 and above are 1.
@@ -52,8 +58,9 @@ impl HardRollout {
         self.state.fill(0);
         for lane in 0..self.geometry.lanes {
             for c in 0..self.channels {
-                let i = self.index(c, lane);
-                self.state[i] = (grids.values[lane * self.channels + c] >= 0.5) as u8;
+                let (word, bit) = self.index(c, lane);
+                let on = grids.values[lane * self.channels + c] >= 0.5;
+                self.state[word] |= u64::from(on) << bit;
             }
         }
     }
@@ -64,7 +71,7 @@ impl HardRollout {
         let mut grids = Grids::zeros(g.batch, g.height, g.width, self.channels);
         for lane in 0..g.lanes {
             for c in 0..self.channels {
-                grids.values[lane * self.channels + c] = self.state[self.index(c, lane)] as f32;
+                grids.values[lane * self.channels + c] = f32::from(u8::from(self.bit(c, lane)));
             }
         }
         grids
@@ -72,7 +79,8 @@ impl HardRollout {
 
     /// Bit of (channel, lane) in the current state.
     pub fn bit(&self, channel: usize, lane: usize) -> bool {
-        self.state[self.index(channel, lane)] == 1
+        let (word, bit) = self.index(channel, lane);
+        (self.state[word] >> bit) & 1 == 1
     }
 
     /// Runs one step; `step` indexes `masks`.
@@ -84,26 +92,21 @@ impl HardRollout {
         step: usize,
     ) {
         let channels = self.channels;
-        let geometry = &self.geometry;
         let state = &self.state;
+        let shifts = &self.shifts;
         self.next
-            .par_chunks_mut(channels * HARD_TILE)
+            .par_chunks_mut(channels * WORDS)
             .zip(self.bits.par_iter_mut())
             .enumerate()
             .for_each(|(tile, (next, bits))| {
-                pack_patch(geometry, channels, tile, state, bits);
+                gather_patch(shifts, channels, tile, state, bits);
                 kernel::forward(&circuit.gates, truth, circuit.input_rows, bits);
-                for c in 0..channels {
-                    let out = &bits[circuit.output_row(c) * WORDS..][..WORDS];
-                    for i in 0..HARD_TILE {
-                        let lane = tile * HARD_TILE + i;
-                        let fires = masks.is_none_or(|m| m.fires(step, lane));
-                        let at = c * HARD_TILE + i;
-                        next[at] = if fires {
-                            ((out[i / 64] >> (i % 64)) & 1) as u8
-                        } else {
-                            state[tile * channels * HARD_TILE + at]
-                        };
+                for w in 0..WORDS {
+                    let fires = masks.map_or(u64::MAX, |m| fire_word(m, step, tile * WORDS + w));
+                    for c in 0..channels {
+                        let out = bits[circuit.output_row(c) * WORDS + w];
+                        let old = state[tile * channels * WORDS + c * WORDS + w];
+                        next[c * WORDS + w] = (out & fires) | (old & !fires);
                     }
                 }
             });
@@ -124,24 +127,37 @@ impl HardRollout {
     }
 }
 
-fn hard_index(channels: usize, channel: usize, lane: usize) -> usize {
-    (lane / HARD_TILE) * channels * HARD_TILE + channel * HARD_TILE + lane % HARD_TILE
+/// Index of word `word` (lanes `64 * word ..`) of `channel` in a tile-blocked state.
+#[inline]
+fn state_word(channels: usize, channel: usize, word: usize) -> usize {
+    (word / WORDS) * channels * WORDS + channel * WORDS + word % WORDS
 }
 
-/// Packs what each lane of a tile sees into the patch rows, 64 lanes per word.
-fn pack_patch(geometry: &Geometry, channels: usize, tile: usize, state: &[u8], bits: &mut [u64]) {
+/// Which of the 64 lanes of word `word` fire at `step`, as bits.
+fn fire_word(masks: &FireMasks, step: usize, word: usize) -> u64 {
+    (0..64).fold(0, |bits, i| {
+        bits | (u64::from(masks.fires(step, word * 64 + i)) << i)
+    })
+}
+
+/// Fills the patch rows of a tile (what each lane sees, 64 lanes per word).
+fn gather_patch(
+    shifts: &PatchShifts,
+    channels: usize,
+    tile: usize,
+    state: &[u64],
+    bits: &mut [u64],
+) {
+    let words = state.len() / channels;
     for c in 0..channels {
+        let word_of = |w: isize| match usize::try_from(w) {
+            Ok(w) if w < words => state[state_word(channels, c, w)],
+            _ => 0,
+        };
         for p in 0..PATCH {
             let row = &mut bits[(c * PATCH + p) * WORDS..][..WORDS];
-            for (w, word) in row.iter_mut().enumerate() {
-                let mut packed = 0u64;
-                for s in 0..64 {
-                    let n = geometry.neighbors[tile * HARD_TILE + w * 64 + s][p];
-                    if n != NO_LANE {
-                        packed |= (state[hard_index(channels, c, n as usize)] as u64) << s;
-                    }
-                }
-                *word = packed;
+            for (w, out) in row.iter_mut().enumerate() {
+                *out = shifts.gather(p, tile * WORDS + w, word_of);
             }
         }
     }

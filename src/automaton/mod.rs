@@ -6,4 +6,5 @@ pub mod geometry;
 pub mod grid;
 pub mod hard;
 pub mod masks;
+pub mod patch_shifts;
 pub mod soft;
