@@ -4,9 +4,10 @@
 //! unless its name says otherwise.
 
 use criterion::measurement::WallTime;
-use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use logicars::automaton::hard::HardRollout;
 use logicars::automaton::soft::ActivationMemory;
+use logicars::kernels::hard::{self, TruthMasks, HARD_TILE, WORDS};
 use logicars::kernels::parameters::hard_truth;
 use logicars::kernels::soft::{self, TILE};
 use logicars::model::circuit::{Circuit, GateRef};
@@ -101,7 +102,8 @@ fn epoch(c: &mut Criterion) {
     group.finish();
 }
 
-/// Hard (bit-sliced) rollouts: the training one, and the 64x64 generalization test.
+/// Hard (bit-sliced) rollouts: the training one, and the 64x64 generalization test; their
+/// throughput is in gate evaluations per lane.
 fn hard_rollout(c: &mut Criterion) {
     let (config, settings) = preset(TaskKind::Checkerboard, false);
     let model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed)).unwrap();
@@ -116,6 +118,9 @@ fn hard_rollout(c: &mut Criterion) {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let init = logicars::automaton::grid::Grids::random_bits(batch, size, size, 8, &mut rng);
         let mut rollout = pool.install(|| HardRollout::new(batch, size, size, false, &circuit));
+        // Gate evaluations per rollout, so that criterion prints gate-lanes per second.
+        let gate_lanes = circuit.gates.len() * batch * size * size * steps;
+        group.throughput(Throughput::Elements(gate_lanes as u64));
         group.bench_function(name, |b| {
             b.iter(|| {
                 rollout.set_state(&init);
@@ -126,8 +131,8 @@ fn hard_rollout(c: &mut Criterion) {
     group.finish();
 }
 
-/// One 256-gate layer reading 264 rows, forward and backward, on one 64-lane tile
-/// (single thread: this is the kernel itself).
+/// One 256-gate layer reading 264 rows, forward and backward, on one 64-lane tile, and
+/// the hard forward on one 512-lane tile (single thread: this is the kernel itself).
 fn layer(c: &mut Criterion) {
     let mut rng = ChaCha8Rng::seed_from_u64(2);
     let input_rows = 264;
@@ -164,6 +169,12 @@ fn layer(c: &mut Criterion) {
                 &mut coef_grads,
             )
         })
+    });
+    let truth: Vec<TruthMasks> = (0..256).map(|g| TruthMasks::of_op(g % 16)).collect();
+    let mut bits: Vec<u64> = (0..rows * WORDS).map(|_| rng.random()).collect();
+    group.throughput(Throughput::Elements((256 * HARD_TILE) as u64));
+    group.bench_function("hard-forward/256-gates-x512-lanes", |b| {
+        b.iter(|| hard::forward(&gates, &truth, input_rows, &mut bits))
     });
     group.finish();
 }

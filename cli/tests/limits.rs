@@ -30,7 +30,7 @@ fn training_too_large_for_memory_stops_at_once() {
     ]);
     let expected = format!(
         "Error: training with --batch 100000 on 16x16 grids for --steps 20 needs about \
-         80.0 GB of memory, more than the limit of 1.0 GB from LOGICARS_MEMORY_LIMIT; {RAISE}"
+         79.7 GB of memory, more than the limit of 1.0 GB from LOGICARS_MEMORY_LIMIT; {RAISE}"
     );
     assert_eq!(got, expected);
     let got = fails(&["train", "checkerboard", "--steps", "18446744073709551615"]);
@@ -63,7 +63,7 @@ fn evaluation_too_large_for_memory_stops_at_once() {
     ]);
     let expected = format!(
         "Error: evaluating --batch 8 grids of --size 100000x100000 for --steps 12 needs about \
-         31.7 TB of memory, more than the limit of 1.0 GB from LOGICARS_MEMORY_LIMIT; {RAISE}"
+         30.8 TB of memory, more than the limit of 1.0 GB from LOGICARS_MEMORY_LIMIT; {RAISE}"
     );
     assert_eq!(got, expected);
     let model = model.to_str().unwrap();

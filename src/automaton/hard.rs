@@ -14,10 +14,13 @@ use crate::model::config::PATCH;
 pub struct HardRollout {
     geometry: Geometry,
     channels: usize,
-    /// Tile-blocked bits, 64 lanes per word: `[tile][channel][WORDS]`.
+    /// Packed lanes of each channel, 64 per word, with `shifts.margin()` zero words on
+    /// each side: channel `c` at `[c * stride ..][..stride]`.
     state: Vec<u64>,
     next: Vec<u64>,
+    stride: usize,
     shifts: PatchShifts,
+    /// Each tile's circuit rows (patch, then gates).
     bits: Vec<Vec<u64>>,
 }
 
@@ -31,12 +34,15 @@ impl HardRollout {
     ) -> Self {
         let geometry = Geometry::new(batch, height, width, periodic, HARD_TILE);
         let tiles = geometry.tiles();
-        let len = tiles * circuit.channels * WORDS;
+        let shifts = PatchShifts::new(&geometry);
+        let stride = tiles * WORDS + 2 * shifts.margin();
+        let len = circuit.channels * stride;
         HardRollout {
             channels: circuit.channels,
             state: vec![0; len],
             next: vec![0; len],
-            shifts: PatchShifts::new(&geometry),
+            stride,
+            shifts,
             bits: vec![vec![0; circuit.rows() * WORDS]; tiles],
             geometry,
         }
@@ -44,7 +50,7 @@ impl HardRollout {
 
     /// Word and bit of (channel, lane) in the state.
     fn index(&self, channel: usize, lane: usize) -> (usize, u32) {
-        let word = state_word(self.channels, channel, lane / 64);
+        let word = channel * self.stride + self.shifts.margin() + lane / 64;
         (word, (lane % 64) as u32)
     }
 
@@ -91,25 +97,34 @@ impl HardRollout {
         masks: Option<&FireMasks>,
         step: usize,
     ) {
-        let channels = self.channels;
-        let state = &self.state;
-        let shifts = &self.shifts;
-        self.next
-            .par_chunks_mut(channels * WORDS)
-            .zip(self.bits.par_iter_mut())
+        let (channels, stride) = (self.channels, self.stride);
+        let (state, shifts) = (&self.state, &self.shifts);
+        self.bits
+            .par_iter_mut()
             .enumerate()
-            .for_each(|(tile, (next, bits))| {
-                gather_patch(shifts, channels, tile, state, bits);
-                kernel::forward(&circuit.gates, truth, circuit.input_rows, bits);
-                for w in 0..WORDS {
-                    let fires = masks.map_or(u64::MAX, |m| fire_word(m, step, tile * WORDS + w));
-                    for c in 0..channels {
-                        let out = bits[circuit.output_row(c) * WORDS + w];
-                        let old = state[tile * channels * WORDS + c * WORDS + w];
-                        next[c * WORDS + w] = (out & fires) | (old & !fires);
+            .for_each(|(tile, bits)| {
+                for c in 0..channels {
+                    let lanes = &state[c * stride..][..stride];
+                    for p in 0..PATCH {
+                        let row = &mut bits[(c * PATCH + p) * WORDS..][..WORDS];
+                        shifts.gather(p, tile * WORDS, lanes, row);
                     }
                 }
+                kernel::forward(&circuit.gates, truth, circuit.input_rows, bits);
             });
+        // Cells that do not fire keep their old bits.
+        let margin = shifts.margin();
+        for (tile, bits) in self.bits.iter().enumerate() {
+            for w in 0..WORDS {
+                let word = tile * WORDS + w;
+                let fires = masks.map_or(u64::MAX, |m| fire_word(m, step, word));
+                for c in 0..channels {
+                    let at = c * stride + margin + word;
+                    let out = bits[circuit.output_row(c) * WORDS + w];
+                    self.next[at] = (out & fires) | (state[at] & !fires);
+                }
+            }
+        }
         std::mem::swap(&mut self.state, &mut self.next);
     }
 
@@ -127,38 +142,9 @@ impl HardRollout {
     }
 }
 
-/// Index of word `word` (lanes `64 * word ..`) of `channel` in a tile-blocked state.
-#[inline]
-fn state_word(channels: usize, channel: usize, word: usize) -> usize {
-    (word / WORDS) * channels * WORDS + channel * WORDS + word % WORDS
-}
-
 /// Which of the 64 lanes of word `word` fire at `step`, as bits.
 fn fire_word(masks: &FireMasks, step: usize, word: usize) -> u64 {
     (0..64).fold(0, |bits, i| {
         bits | (u64::from(masks.fires(step, word * 64 + i)) << i)
     })
-}
-
-/// Fills the patch rows of a tile (what each lane sees, 64 lanes per word).
-fn gather_patch(
-    shifts: &PatchShifts,
-    channels: usize,
-    tile: usize,
-    state: &[u64],
-    bits: &mut [u64],
-) {
-    let words = state.len() / channels;
-    for c in 0..channels {
-        let word_of = |w: isize| match usize::try_from(w) {
-            Ok(w) if w < words => state[state_word(channels, c, w)],
-            _ => 0,
-        };
-        for p in 0..PATCH {
-            let row = &mut bits[(c * PATCH + p) * WORDS..][..WORDS];
-            for (w, out) in row.iter_mut().enumerate() {
-                *out = shifts.gather(p, tile * WORDS + w, word_of);
-            }
-        }
-    }
 }

@@ -7,6 +7,8 @@
 //! word operations per 64 lanes instead of 64 table lookups. Cells with no neighbour there
 //! (outside a zero-padded grid) belong to no mask and read 0.
 
+use multiversion::multiversion;
+
 use crate::automaton::geometry::{Geometry, NO_LANE};
 use crate::model::config::PATCH;
 
@@ -22,12 +24,13 @@ struct Shift {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PatchShifts {
     positions: [Vec<Shift>; PATCH],
+    margin: usize,
 }
 
 impl PatchShifts {
     pub fn new(geometry: &Geometry) -> Self {
         let words = geometry.padded_lanes.div_ceil(64);
-        let positions = std::array::from_fn(|p| {
+        let positions: [Vec<Shift>; PATCH] = std::array::from_fn(|p| {
             let mut shifts: Vec<Shift> = Vec::new();
             for (lane, seen) in geometry.neighbors.iter().enumerate() {
                 if seen[p] == NO_LANE {
@@ -48,33 +51,48 @@ impl PatchShifts {
             }
             shifts
         });
-        PatchShifts { positions }
+        let margin = positions
+            .iter()
+            .flatten()
+            .map(|s| s.offset.unsigned_abs().div_ceil(64) + 1)
+            .max()
+            .unwrap_or(0);
+        PatchShifts { positions, margin }
     }
 
-    /// Word `word` (lanes `64 * word ..`) of patch position `p`, where `state(w)` is word
-    /// `w` of one channel of the state (0 outside it).
+    /// Zero words that a channel's packed lanes need on each side, so that every shifted
+    /// read stays inside its buffer.
+    pub fn margin(&self) -> usize {
+        self.margin
+    }
+
+    /// Fills `row` with words `first..first + row.len()` of patch position `p`, reading
+    /// one channel's lanes from `lanes`: its words with [`margin`](Self::margin) zero
+    /// words on each side.
     #[inline]
-    pub fn gather(&self, p: usize, word: usize, state: impl Fn(isize) -> u64) -> u64 {
-        let mut out = 0;
-        for shift in &self.positions[p] {
-            let mask = shift.lanes[word];
-            if mask != 0 {
-                out |= bits_from(&state, 64 * word as isize + shift.offset) & mask;
-            }
-        }
-        out
+    pub fn gather(&self, p: usize, first: usize, lanes: &[u64], row: &mut [u64]) {
+        gather_words(&self.positions[p], self.margin, first, lanes, row);
     }
 }
 
-/// The 64 bits starting at bit `start` of the words `state(w)`.
-#[inline]
-fn bits_from(state: &impl Fn(isize) -> u64, start: isize) -> u64 {
-    let (word, bit) = (start.div_euclid(64), start.rem_euclid(64) as u32);
-    let low = state(word);
-    if bit == 0 {
-        low
-    } else {
-        (low >> bit) | (state(word + 1) << (64 - bit))
+/// [`PatchShifts::gather`] for one position's shifts; a word-wise loop the compiler
+/// vectorizes.
+#[multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
+fn gather_words(shifts: &[Shift], margin: usize, first: usize, lanes: &[u64], row: &mut [u64]) {
+    row.fill(0);
+    for shift in shifts {
+        let (words, bit) = (
+            shift.offset.div_euclid(64),
+            shift.offset.rem_euclid(64) as u32,
+        );
+        let start = (margin + first).wrapping_add_signed(words);
+        let low = &lanes[start..][..row.len()];
+        let high = &lanes[start + 1..][..row.len()];
+        let mask = &shift.lanes[first..][..row.len()];
+        for (((out, &lo), &hi), &m) in row.iter_mut().zip(low).zip(high).zip(mask) {
+            // `(hi << 1) << (63 - bit)` is `hi << (64 - bit)`, and 0 when `bit` is 0.
+            *out |= ((lo >> bit) | ((hi << 1) << (63 - bit))) & m;
+        }
     }
 }
 
@@ -99,17 +117,18 @@ mod tests {
             let g = Geometry::new(batch, h, w, periodic, 512);
             let words = g.padded_lanes / 64;
             let state: Vec<u64> = (0..words).map(|_| rng.random()).collect();
-            let read = |w: isize| usize::try_from(w).ok().and_then(|w| state.get(w)).copied();
             let shifts = PatchShifts::new(&g);
+            let margin = vec![0; shifts.margin()];
+            let lanes = [&margin[..], &state, &margin].concat();
             for p in 0..PATCH {
-                for word in 0..words {
-                    let got = shifts.gather(p, word, |w| read(w).unwrap_or(0));
-                    for bit in 0..64 {
-                        let seen = g.neighbors[word * 64 + bit][p];
-                        let expected =
-                            seen != NO_LANE && (state[seen as usize / 64] >> (seen % 64)) & 1 == 1;
-                        assert_eq!((got >> bit) & 1 == 1, expected, "{batch}x{h}x{w} p{p}");
-                    }
+                let mut row = vec![0; words];
+                shifts.gather(p, 0, &lanes, &mut row);
+                for lane in 0..words * 64 {
+                    let seen = g.neighbors[lane][p];
+                    let expected =
+                        seen != NO_LANE && (state[seen as usize / 64] >> (seen % 64)) & 1 == 1;
+                    let got = (row[lane / 64] >> (lane % 64)) & 1 == 1;
+                    assert_eq!(got, expected, "{batch}x{h}x{w} p{p} lane {lane}");
                 }
             }
         }

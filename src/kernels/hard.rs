@@ -1,5 +1,7 @@
 //! Hard (evaluation) circuit on bit-sliced lanes: 64 lanes per `u64` word.
 
+use multiversion::multiversion;
+
 use crate::model::circuit::GateRef;
 use crate::model::gates::OPS;
 
@@ -10,19 +12,25 @@ pub const HARD_TILE: usize = WORDS * 64;
 
 type Words = [u64; WORDS];
 
-/// A gate's truth table as four masks, so evaluation is branch-free.
+/// A gate's op as the four masks of its algebraic normal form ([`crate::model::gates::Op::normal_form`],
+/// each all ones or all zeros), so that evaluation is branch-free and takes seven bitwise
+/// operations (a multiplexer of the truth table takes nine).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TruthMasks([u64; 4]);
 
 impl TruthMasks {
     pub fn of_op(op: usize) -> Self {
-        TruthMasks(OPS[op].truth.map(|bit| if bit { u64::MAX } else { 0 }))
+        TruthMasks(
+            OPS[op]
+                .normal_form()
+                .map(|bit| if bit { u64::MAX } else { 0 }),
+        )
     }
 
     #[inline(always)]
     fn eval(&self, a: u64, b: u64) -> u64 {
-        let [f00, f01, f10, f11] = self.0;
-        (f00 & !a & !b) | (f01 & !a & b) | (f10 & a & !b) | (f11 & a & b)
+        let [c0, c1, c2, c3] = self.0;
+        c0 ^ (a & c1) ^ (b & c2) ^ (a & b & c3)
     }
 }
 
@@ -32,7 +40,9 @@ fn row(table: &[u64], r: usize) -> &Words {
         .expect("row inside the table")
 }
 
-/// Evaluates every gate; rows `0..input_rows` of `bits` must hold the patch.
+/// Evaluates every gate; rows `0..input_rows` of `bits` must hold the patch. A row of
+/// 512 lanes is one AVX-512 register, and a gate three ternary-logic instructions.
+#[multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
 pub fn forward(gates: &[GateRef], truth: &[TruthMasks], input_rows: usize, bits: &mut [u64]) {
     for (i, gate) in gates.iter().enumerate() {
         let (inputs, rest) = bits.split_at_mut((input_rows + i) * WORDS);

@@ -56,11 +56,19 @@ impl Op {
         [f00, f10 - f00, f01 - f00, f11 - f10 - f01 + f00]
     }
 
+    /// The op's algebraic normal form `[c0, c1, c2, c3]` with
+    /// `op(a, b) = c0 ^ (c1 & a) ^ (c2 & b) ^ (c3 & a & b)`: the coefficients above in
+    /// arithmetic modulo 2.
+    pub fn normal_form(&self) -> [bool; 4] {
+        let [f00, f01, f10, f11] = self.truth;
+        [f00, f00 ^ f10, f00 ^ f01, f00 ^ f01 ^ f10 ^ f11]
+    }
+
     /// The op applied bitwise to 64 lanes at once.
     #[inline]
     pub fn eval_bits(&self, a: u64, b: u64) -> u64 {
-        let [f00, f01, f10, f11] = self.truth.map(|bit| if bit { u64::MAX } else { 0 });
-        (f00 & !a & !b) | (f01 & !a & b) | (f10 & a & !b) | (f11 & a & b)
+        let [c0, c1, c2, c3] = self.normal_form().map(|bit| if bit { u64::MAX } else { 0 });
+        c0 ^ (a & c1) ^ (b & c2) ^ (a & b & c3)
     }
 
     /// Whether the output depends on input `a` (some `b` makes flipping `a` matter).

@@ -118,14 +118,19 @@ pub fn objective_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> 
     .try_fold(0u64, u64::checked_add)
 }
 
-/// Bytes of a hard rollout over `lanes` cells: its neighbour tables, two byte states per
-/// lane and channel, and one bit per lane and circuit row.
+/// Bytes of a hard rollout over `lanes` cells: its neighbour tables, its shift masks (one
+/// per patch position, up to four where a periodic grid wraps), two packed states (with
+/// zero margins as wide as a grid when periodic), and one bit per lane and circuit row.
 fn hard_rollout_bytes(config: &ModelConfig, lanes: u64) -> Option<u64> {
     let hard_lanes = lanes.div_ceil(HARD_TILE as u64) * HARD_TILE as u64;
     let c = config.channels as u64;
     let rows = c * PATCH as u64 + config.gates_per_cell_step() as u64;
     let bits_per_lane_row = (WORDS * 64 / HARD_TILE) as u64;
-    hard_lanes.checked_mul(2 * 9 * 4 + 2 * c + rows * bits_per_lane_row / 8)
+    let (masks, state_copies) = if config.periodic { (4, 2 * 3) } else { (1, 2) };
+    let per_lane_bits = masks * PATCH as u64 + state_copies * c + rows * bits_per_lane_row;
+    hard_lanes
+        .checked_mul(2 * 9 * 4 * 8 + per_lane_bits)?
+        .checked_div(8)
 }
 
 /// Bytes of the hard-only rollouts that `check` and `render` run at `size`: the rollout,
