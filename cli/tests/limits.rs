@@ -96,6 +96,12 @@ fn evaluation_too_large_for_memory_stops_at_once() {
         "{got}"
     );
     assert!(!std::env::temp_dir().join("r.gif").exists());
+    let got = fails(&["check", "--model", model, "--batch", "100000000"]);
+    let expected = format!(
+        "Error: checking --batch 100000000 grids of 32x32 for 48 steps needs about 29.3 TB \
+         of memory, more than the limit of 1.0 GB from LOGICARS_MEMORY_LIMIT; {RAISE}"
+    );
+    assert_eq!(got, expected);
 }
 
 #[test]
