@@ -252,21 +252,19 @@ impl Objective {
 
     /// Backpropagates the last soft loss to every logit.
     fn backward(&mut self, masks: Option<&FireMasks>) {
-        {
-            self.coef_grads.fill([0.0; 4]);
-            self.soft.backward(
-                &self.circuit,
-                &self.params.coefs,
-                &self.loss_grads,
-                masks,
-                &mut self.coef_grads,
-            );
-            self.params
-                .logit_grads(&self.coef_grads, &mut self.logit_grads);
-            if self.sharpness != 1.0 {
-                let s = self.sharpness;
-                self.logit_grads.iter_mut().flatten().for_each(|g| *g *= s);
-            }
+        self.coef_grads.fill([0.0; 4]);
+        self.soft.backward(
+            &self.circuit,
+            &self.params.coefs,
+            &self.loss_grads,
+            masks,
+            &mut self.coef_grads,
+        );
+        self.params
+            .logit_grads(&self.coef_grads, &mut self.logit_grads);
+        if self.sharpness != 1.0 {
+            let s = self.sharpness;
+            self.logit_grads.iter_mut().flatten().for_each(|g| *g *= s);
         }
     }
 
