@@ -1,5 +1,6 @@
 //! `cargo xtask`: the build pipeline of logicars (PGO, BOLT, benchmarks, flamegraphs).
 
+mod assets;
 mod bolt;
 mod builder;
 mod clean;
@@ -48,11 +49,14 @@ enum Command {
     Flamegraph(flamegraph::FlamegraphArgs),
     /// Remove what the pipeline made under target/.
     Clean,
+    /// Draw assets/lizard.png from the Noto Color Emoji font (fonts-noto-color-emoji).
+    Assets(assets::AssetsArgs),
 }
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Doctor => doctor::run(),
+        Command::Assets(args) => assets::run(args),
         Command::Setup => setup::run(),
         Command::Pgo(args) => pgo::run(args),
         Command::Bolt(args) => bolt::run(args),
