@@ -19,7 +19,7 @@ fn both(task: TaskKind, steps: usize) {
     let init = tasks::eval_init(c.task, batch, h, w, c.channels, &mut rng);
     let masks = c
         .fire_rate
-        .map(|r| FireMasks::draw(steps, batch * h * w, r, &mut rng));
+        .map(|r| FireMasks::draw(steps, batch, h * w, r, &mut rng));
     let target = tasks::target(c, &init, steps);
     let memory = ActivationMemory::Recompute;
     let mut objective = Objective::new(&model, batch, (h, w), steps, memory);

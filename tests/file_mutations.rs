@@ -158,7 +158,7 @@ fn run_briefly(model: &Model) {
     let mut rng = ChaCha8Rng::seed_from_u64(0);
     let init = tasks::eval_init(c.task, 1, c.height, c.width, c.channels, &mut rng);
     let masks = c.fire_rate.map(|r| {
-        logicars::automaton::masks::FireMasks::draw(size.steps, c.height * c.width, r, &mut rng)
+        logicars::automaton::masks::FireMasks::draw(size.steps, 1, c.height * c.width, r, &mut rng)
     });
     evaluate(
         model,

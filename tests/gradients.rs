@@ -181,8 +181,7 @@ fn stored_activations_give_the_same_gradient() {
 #[test]
 fn asynchronous_periodic_rollout_gradient_matches_finite_differences() {
     let (model, init, target) = tiny_case(tiny_config(4, Some(0.6), true), 13);
-    let lanes = 2 * 6 * 7;
-    let masks = FireMasks::draw(4, lanes, 0.6, &mut ChaCha8Rng::seed_from_u64(3));
+    let masks = FireMasks::draw(4, 2, 6 * 7, 0.6, &mut ChaCha8Rng::seed_from_u64(3));
     assert!(masks.fires.contains(&false) && masks.fires.contains(&true));
     check(
         model,

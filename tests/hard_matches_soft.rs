@@ -40,7 +40,7 @@ fn run(periodic: bool, fire_rate: Option<f32>, seed: u64) {
     }
     let batch = 3;
     let init = Grids::random_bits(batch, 9, 11, 3, &mut rng);
-    let masks = fire_rate.map(|r| FireMasks::draw(5, batch * 99, r, &mut rng));
+    let masks = fire_rate.map(|r| FireMasks::draw(5, batch, 99, r, &mut rng));
     let circuit = Circuit::compile(&model);
 
     let geometry = Geometry::new(batch, 9, 11, periodic, TILE);

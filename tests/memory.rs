@@ -87,7 +87,7 @@ fn hard_rollouts_allocate_about_their_estimate() {
     {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let init = tasks::eval_init(config.task, 4, 64, 64, config.channels, &mut rng);
-        let masks = FireMasks::draw(size.steps, 4 * 64 * 64, 0.6, &mut rng);
+        let masks = FireMasks::draw(size.steps, 4, 64 * 64, 0.6, &mut rng);
         hard_last_frame(&model, &init, size.steps, Some(&masks), None, |_| {});
     }
     let peak = (PEAK.load(Ordering::SeqCst) - before) as u64;

@@ -2,25 +2,92 @@
 
 use rand::{Rng, RngExt};
 
-/// `fires[t * lanes + lane]`: does the cell of `lane` take its new state at step `t`.
-/// One draw per cell (shared by its channels); soft and hard rollouts of one epoch share it.
+/// The fire rate of the paper's asynchronous runs, also used to run a synchronous model
+/// asynchronously (its robustness experiment does).
+pub const PAPER_FIRE_RATE: f32 = 0.6;
+
+/// One draw per (step, cell), shared by the cell's channels and by every grid of the batch,
+/// as the paper's notebook does (its rollout is vectorised over the batch with one key).
+/// Soft and hard rollouts of one epoch share the masks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FireMasks {
+    /// Cells of one grid.
+    pub cells: usize,
+    /// Real lanes: `batch * cells`.
     pub lanes: usize,
+    /// `fires[t * cells + cell]`.
     pub fires: Vec<bool>,
 }
 
 impl FireMasks {
-    pub fn draw(steps: usize, lanes: usize, fire_rate: f32, rng: &mut impl Rng) -> Self {
-        let fires = (0..steps * lanes)
-            .map(|_| rng.random::<f32>() < fire_rate)
+    /// A cell fires when its uniform draw in [0, 1) is `<= fire_rate`, the notebook's test.
+    pub fn draw(
+        steps: usize,
+        batch: usize,
+        cells: usize,
+        fire_rate: f32,
+        rng: &mut impl Rng,
+    ) -> Self {
+        let fires = (0..steps * cells)
+            .map(|_| rng.random::<f32>() <= fire_rate)
             .collect();
-        FireMasks { lanes, fires }
+        FireMasks {
+            cells,
+            lanes: batch * cells,
+            fires,
+        }
     }
 
+    /// Does the cell of `lane` (lane = grid * cells + cell) take its new state at `step`?
     /// Padding lanes (beyond the real ones) always fire; nobody reads them.
     #[inline]
     pub fn fires(&self, step: usize, lane: usize) -> bool {
-        lane >= self.lanes || self.fires[step * self.lanes + lane]
+        lane >= self.lanes || self.fires[step * self.cells + lane % self.cells]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn every_grid_of_a_batch_shares_the_mask_of_each_step() {
+        let masks = FireMasks::draw(3, 4, 25, 0.6, &mut ChaCha8Rng::seed_from_u64(1));
+        assert_eq!(masks.fires.len(), 3 * 25);
+        for step in 0..3 {
+            let first: Vec<bool> = (0..25).map(|cell| masks.fires(step, cell)).collect();
+            for grid in 1..4 {
+                let other: Vec<bool> = (0..25)
+                    .map(|cell| masks.fires(step, grid * 25 + cell))
+                    .collect();
+                assert_eq!(other, first, "step {step}, grid {grid}");
+            }
+        }
+        let steps: Vec<Vec<bool>> = (0..3)
+            .map(|t| (0..25).map(|c| masks.fires(t, c)).collect())
+            .collect();
+        assert!(
+            steps[0] != steps[1] || steps[1] != steps[2],
+            "fresh draw per step"
+        );
+        assert!(masks.fires(0, 100), "padding lanes fire");
+    }
+
+    #[test]
+    fn the_rate_is_inclusive_and_roughly_kept() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        assert!(FireMasks::draw(10, 1, 100, 1.0, &mut rng)
+            .fires
+            .iter()
+            .all(|&f| f));
+        assert!(FireMasks::draw(10, 1, 100, 0.0, &mut rng)
+            .fires
+            .iter()
+            .all(|&f| !f));
+        let masks = FireMasks::draw(100, 1, 100, 0.6, &mut rng);
+        let share = masks.fires.iter().filter(|&&f| f).count() as f64 / 10_000.0;
+        assert!((share - 0.6).abs() < 0.02, "{share}");
     }
 }

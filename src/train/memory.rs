@@ -137,10 +137,7 @@ fn hard_rollout_bytes(config: &ModelConfig, lanes: u64) -> Option<u64> {
 /// the fire masks, and three grids (the initial one, the current frame, the kept one).
 pub fn hard_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
     let lanes = product(&[size.batch, size.height, size.width])?;
-    let masks = match config.fire_rate {
-        Some(_) => lanes.checked_mul(size.steps as u64)?,
-        None => 0,
-    };
+    let masks = mask_bytes(config, size)?;
     let grids = lanes.checked_mul(3 * 4 * config.channels as u64)?;
     hard_rollout_bytes(config, lanes)?
         .checked_add(masks)?
@@ -156,11 +153,15 @@ pub fn training_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
 
 /// Bytes an evaluation of `config` at `size` holds: its objective and fire masks.
 pub fn evaluation_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
-    let masks = match config.fire_rate {
-        Some(_) => product(&[size.steps, size.batch, size.height, size.width])?,
-        None => 0,
-    };
-    objective_bytes(config, size)?.checked_add(masks)
+    objective_bytes(config, size)?.checked_add(mask_bytes(config, size)?)
+}
+
+/// Async fire masks: one byte per (step, cell), shared by the batch.
+fn mask_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
+    match config.fire_rate {
+        Some(_) => product(&[size.steps, size.height, size.width]),
+        None => Some(0),
+    }
 }
 
 /// Where a command's memory limit came from.

@@ -111,11 +111,6 @@ impl Objective {
         }
     }
 
-    /// Lanes (cells x batch) of one rollout: what async fire masks are drawn for.
-    pub fn lanes(&self) -> usize {
-        self.soft.geometry().lanes
-    }
-
     /// Which gates the next runs' soft rollout uses (soft until told otherwise).
     pub fn set_forward(&mut self, forward: Forward) {
         self.forward = forward;

@@ -250,8 +250,8 @@ impl Trainer {
         let config = &self.model.config;
         let target = tasks::target(config, &init, config.steps);
         let masks = config.fire_rate.map(|rate| {
-            let lanes = self.objective.lanes();
-            FireMasks::draw(config.steps, lanes, rate, &mut self.data_rng)
+            let cells = init.cells();
+            FireMasks::draw(config.steps, init.batch, cells, rate, &mut self.data_rng)
         });
         let s = &self.settings;
         let forward = match s.recipe.hardness(epoch, s.epochs) {

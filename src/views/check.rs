@@ -97,7 +97,7 @@ pub fn run_checks(
         let init = tasks::eval_init(c.task, batch, h, w, c.channels, &mut rng);
         let masks = c
             .fire_rate
-            .map(|r| FireMasks::draw(steps, batch * h * w, r, &mut rng));
+            .map(|r| FireMasks::draw(steps, batch, h * w, r, &mut rng));
         let damage = check.damage.as_ref();
         let last = hard_last_frame(model, &init, steps, masks.as_ref(), damage, |_| {
             after_step();
@@ -157,7 +157,7 @@ fn robustness(model: &Model, seed: u64, steps: usize, mut after_step: impl FnMut
     let mut total = 0.0;
     let mut counted = 0;
     for t in 0..steps {
-        let masks = c.fire_rate.map(|r| FireMasks::draw(1, h * w, r, &mut rng));
+        let masks = c.fire_rate.map(|r| FireMasks::draw(1, 1, h * w, r, &mut rng));
         rollout.set_state(&state);
         rollout.step(&circuit, &truth, masks.as_ref(), 0);
         state = rollout.state();

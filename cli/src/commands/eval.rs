@@ -74,10 +74,9 @@ pub fn run(args: EvalArgs) -> Result<()> {
             tasks::eval_init(config.task, args.batch, h, w, config.channels, &mut rng)
         }
     };
-    let lanes = init.batch * init.cells();
     let masks = config
         .fire_rate
-        .map(|rate| FireMasks::draw(steps, lanes, rate, &mut rng));
+        .map(|rate| FireMasks::draw(steps, init.batch, init.cells(), rate, &mut rng));
     let soft = if args.soft {
         SoftLoss::Compute
     } else {

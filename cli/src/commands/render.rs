@@ -6,7 +6,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use logicars::automaton::frames::{for_each_hard_frame, hard_frames, Damage};
 use logicars::automaton::grid::Grids;
-use logicars::automaton::masks::FireMasks;
+use logicars::automaton::masks::{FireMasks, PAPER_FIRE_RATE};
 use logicars::io::atomic::write_atomically_with;
 use logicars::io::{grid_file, model_file};
 use logicars::model::config::ModelConfig;
@@ -92,8 +92,8 @@ pub fn run(args: RenderArgs) -> Result<()> {
         .as_deref()
         .map(|d| Damage::parse(d, init.height, init.width))
         .transpose()?;
-    let rate = c.fire_rate.or(args.r#async.then_some(0.6));
-    let masks = rate.map(|r| FireMasks::draw(steps, init.batch * init.cells(), r, &mut rng));
+    let rate = c.fire_rate.or(args.r#async.then_some(PAPER_FIRE_RATE));
+    let masks = rate.map(|r| FireMasks::draw(steps, init.batch, init.cells(), r, &mut rng));
     let rollout = Rollout {
         model: &model,
         init: &init,
@@ -191,7 +191,7 @@ pub fn training_gif(model: &Model, seed: u64, out: &Path) -> Result<()> {
     let init = tasks::training_init(c, 1, &mut rng);
     let masks = c
         .fire_rate
-        .map(|r| FireMasks::draw(c.steps, init.cells(), r, &mut rng));
+        .map(|r| FireMasks::draw(c.steps, 1, init.cells(), r, &mut rng));
     let rollout = Rollout {
         model,
         init: &init,
