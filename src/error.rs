@@ -36,7 +36,7 @@ pub enum ConfigError {
     NoTargetChannel,
     #[error("target channel {channel} does not exist in {channels} channels")]
     TargetChannel { channel: usize, channels: usize },
-    #[error("a pattern model needs its target image")]
+    #[error("a model of a growing task (pattern, lizard, colored-g) needs its target image")]
     MissingPattern,
     #[error("a {task} model carries no target image")]
     UnexpectedPattern { task: &'static str },
@@ -201,15 +201,28 @@ pub enum BatchFileError {
     },
 }
 
-/// A target image that cannot be used for the pattern task.
+/// An image that cannot become a task's target.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TargetImageError {
+    #[error("{0}")]
+    Decode(String),
+    #[error("larger than {side}x{side} pixels, the largest {what}")]
+    TooLarge { side: u32, what: &'static str },
+    #[error(transparent)]
+    Invalid(ConfigError),
+    #[error("no pixel on ({rule})")]
+    Blank { rule: &'static str },
+}
+
+/// A target image file that cannot be used for a growing task.
 #[derive(Debug, thiserror::Error)]
 pub enum PatternImageError {
     #[error("cannot read target image {path}: {message}")]
     Read { path: PathBuf, message: String },
     #[error("target image {path}: {cause}")]
     Invalid { path: PathBuf, cause: ConfigError },
-    #[error("target image {path} has no pixel on (dark and opaque, or bright with --rgb)")]
-    Blank { path: PathBuf },
+    #[error("target image {path} has no pixel on ({rule})")]
+    Blank { path: PathBuf, rule: &'static str },
 }
 
 /// A plot that could not be drawn.

@@ -257,7 +257,14 @@ fn a_diverging_run_stops_and_keeps_the_last_good_model() {
 fn presets_are_listed_as_a_table_and_as_json() {
     let out = logicars().arg("presets").assert().success();
     let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    for task in ["checkerboard ", "checkerboard-async", "gol", "pattern"] {
+    for task in [
+        "checkerboard ",
+        "checkerboard-async",
+        "gol",
+        "pattern",
+        "lizard",
+        "colored-g",
+    ] {
         assert_eq!(table.matches(task).count(), 2, "{task}: {table}");
     }
     let out = logicars().args(["presets", "--json"]).assert().success();
@@ -267,7 +274,7 @@ fn presets_are_listed_as_a_table_and_as_json() {
     assert_eq!(first["small"], false);
     assert_eq!(first["config"]["height"], 16);
     assert_eq!(first["epochs"], 500);
-    assert_eq!(json.as_array().unwrap().len(), 8);
+    assert_eq!(json.as_array().unwrap().len(), 12);
     // `train --help` shows the same table.
     let out = logicars().args(["train", "--help"]).assert().success();
     let help = String::from_utf8(out.get_output().stdout.clone()).unwrap();

@@ -1,15 +1,15 @@
-//! Target images of the pattern task as PNG files: reading a user's image into target
-//! bits, and drawing target bits back as a PNG for documentation.
+//! Target images of the growing tasks as files: reading a user's image (bounded, every
+//! PNG chunk checked) into target bits the way its task reads images, and drawing target
+//! bits back as a PNG for documentation.
 
 use std::path::Path;
 
-use crate::error::PatternImageError;
-use crate::model::pattern::{PatternTarget, MAX_SIDE};
+use crate::error::{PatternImageError, TargetImageError};
+use crate::model::pattern::PatternTarget;
+use crate::tasks::target_images::{target_from_image, ImageSpec};
 
-/// Reads a PNG (or any format the image crate reads). A pixel is on when it is opaque
-/// (alpha >= 0.5) and dark (luminance < 0.5); with `rgb`, each of R, G, B of an opaque
-/// pixel is on when it is >= 0.5.
-pub fn load(path: &Path, rgb: bool) -> Result<PatternTarget, PatternImageError> {
+/// Reads the image file at `path` into a target as `spec` says.
+pub fn load(path: &Path, spec: ImageSpec) -> Result<PatternTarget, PatternImageError> {
     let read_err = |message: String| PatternImageError::Read {
         path: path.to_path_buf(),
         message,
@@ -18,56 +18,20 @@ pub fn load(path: &Path, rgb: bool) -> Result<PatternTarget, PatternImageError> 
     if bytes.starts_with(PNG_SIGNATURE) {
         check_png_chunks(&bytes).map_err(read_err)?;
     }
-    let mut reader = image::ImageReader::new(std::io::Cursor::new(&bytes))
-        .with_guessed_format()
-        .map_err(|e| read_err(e.to_string()))?;
-    let mut limits = image::Limits::default();
-    limits.max_image_width = Some(MAX_SIDE as u32);
-    limits.max_image_height = Some(MAX_SIDE as u32);
-    reader.limits(limits);
-    let img = reader
-        .decode()
-        .map_err(|e| match e {
-            image::ImageError::Limits(_) => {
-                format!("larger than {MAX_SIDE}x{MAX_SIDE} pixels, the largest target")
-            }
-            e => e.to_string(),
-        })
-        .map_err(read_err)?
-        .to_rgba8();
-    let (w, h) = (img.width() as usize, img.height() as usize);
-    let mut bits = Vec::with_capacity(w * h * if rgb { 3 } else { 1 });
-    for px in img.pixels() {
-        let [r, g, b, a] = px.0.map(|v| v as f32 / 255.0);
-        let opaque = a >= 0.5;
-        if rgb {
-            bits.extend([r, g, b].map(|v| (opaque && v >= 0.5) as u8));
-        } else {
-            let luminance = 0.299 * r + 0.587 * g + 0.114 * b;
-            bits.push((opaque && luminance < 0.5) as u8);
-        }
-    }
-    let target = PatternTarget {
-        height: h,
-        width: w,
-        rgb,
-        bits,
-    };
-    target
-        .validate()
-        .map_err(|cause| PatternImageError::Invalid {
+    target_from_image(&bytes, spec).map_err(|e| match e {
+        TargetImageError::Invalid(cause) => PatternImageError::Invalid {
             path: path.to_path_buf(),
             cause,
-        })?;
-    if !target.bits.contains(&1) {
-        return Err(PatternImageError::Blank {
+        },
+        TargetImageError::Blank { rule } => PatternImageError::Blank {
             path: path.to_path_buf(),
-        });
-    }
-    Ok(target)
+            rule,
+        },
+        e => read_err(e.to_string()),
+    })
 }
 
-/// Target images are tiny; a larger file is not one.
+/// Target images are small; a larger file is not one.
 const MAX_FILE_BYTES: u64 = 16 << 20;
 
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
@@ -129,7 +93,17 @@ pub fn png_bytes(target: &PatternTarget) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tasks::target_images::ImageRule;
     use std::path::Path;
+
+    const DARK: ImageSpec = ImageSpec {
+        rule: ImageRule::Dark,
+        fit: None,
+    };
+    const COLOURS: ImageSpec = ImageSpec {
+        rule: ImageRule::Colours,
+        fit: None,
+    };
 
     #[test]
     fn builtin_target_round_trips_through_png() {
@@ -137,7 +111,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("g.png");
         std::fs::write(&path, png_bytes(&g)).unwrap();
-        assert_eq!(load(&path, false).unwrap(), g);
+        assert_eq!(load(&path, DARK).unwrap(), g);
     }
 
     #[test]
@@ -146,7 +120,7 @@ mod tests {
         if std::env::var_os("UPDATE_ASSETS").is_some() {
             std::fs::write(&path, png_bytes(&PatternTarget::builtin())).unwrap();
         }
-        assert_eq!(load(&path, false).unwrap(), PatternTarget::builtin());
+        assert_eq!(load(&path, DARK).unwrap(), PatternTarget::builtin());
     }
 
     #[test]
@@ -154,7 +128,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let junk = dir.path().join("junk.png");
         std::fs::write(&junk, b"not a png").unwrap();
-        assert!(load(&junk, false)
+        assert!(load(&junk, DARK)
             .unwrap_err()
             .to_string()
             .contains("cannot read"));
@@ -162,13 +136,13 @@ mod tests {
         image::RgbImage::from_pixel(4, 4, image::Rgb([255, 255, 255]))
             .save(&white)
             .unwrap();
-        assert!(load(&white, false)
+        assert!(load(&white, DARK)
             .unwrap_err()
             .to_string()
             .contains("no pixel on"));
         let huge = dir.path().join("huge.png");
         image::RgbImage::new(100, 10).save(&huge).unwrap();
-        let err = load(&huge, false).unwrap_err().to_string();
+        let err = load(&huge, DARK).unwrap_err().to_string();
         assert!(
             err.ends_with("larger than 64x64 pixels, the largest target"),
             "{err}"
@@ -182,7 +156,7 @@ mod tests {
         let good = png_bytes(&PatternTarget::builtin());
         let error = |bytes: &[u8]| {
             std::fs::write(&path, bytes).unwrap();
-            let err = load(&path, false).unwrap_err().to_string();
+            let err = load(&path, DARK).unwrap_err().to_string();
             err.rsplit(": ").next().unwrap().to_string()
         };
         let n = good.len();
@@ -210,7 +184,7 @@ mod tests {
         let mut img = image::RgbImage::new(2, 1);
         img.put_pixel(0, 0, image::Rgb([255, 0, 255]));
         img.save(&path).unwrap();
-        let t = load(&path, true).unwrap();
+        let t = load(&path, COLOURS).unwrap();
         assert_eq!(t.bits, vec![1, 0, 1, 0, 0, 0]);
     }
 }

@@ -164,7 +164,7 @@ impl ModelConfig {
     }
 
     fn validate_pattern(&self) -> Result<(), ConfigError> {
-        match (&self.pattern, self.task == TaskKind::Pattern) {
+        match (&self.pattern, self.task.grows_image()) {
             (None, true) => Err(ConfigError::MissingPattern),
             (Some(_), false) => Err(ConfigError::UnexpectedPattern {
                 task: self.task.name(),

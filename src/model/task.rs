@@ -16,16 +16,31 @@ pub enum TaskKind {
     Gol,
     /// Grow a target image from one seeded centre cell.
     Pattern,
+    /// The paper's lizard: grow its outline from one seeded centre cell, 20x20, periodic.
+    Lizard,
+    /// The paper's coloured G: three colour channels grown in from the zero border of an
+    /// all-zero grid.
+    ColoredG,
 }
 
 impl TaskKind {
     /// Every task, in the order the CLI lists them.
-    pub const ALL: [TaskKind; 4] = [
+    pub const ALL: [TaskKind; 6] = [
         TaskKind::Checkerboard,
         TaskKind::CheckerboardAsync,
         TaskKind::Gol,
         TaskKind::Pattern,
+        TaskKind::Lizard,
+        TaskKind::ColoredG,
     ];
+
+    /// Tasks whose target is an image, saved with the model.
+    pub fn grows_image(self) -> bool {
+        matches!(
+            self,
+            TaskKind::Pattern | TaskKind::Lizard | TaskKind::ColoredG
+        )
+    }
 
     /// The task called `name` on the command line, if any.
     pub fn from_name(name: &str) -> Option<TaskKind> {
@@ -41,6 +56,8 @@ impl TaskKind {
             }
             TaskKind::Gol => "Game of Life, learned from all 512 3x3 boards",
             TaskKind::Pattern => "grow a target image from one seeded centre cell",
+            TaskKind::Lizard => "the paper's lizard, grown from one seeded centre cell",
+            TaskKind::ColoredG => "the paper's coloured G, grown in from the border",
         }
     }
 
@@ -51,6 +68,8 @@ impl TaskKind {
             TaskKind::CheckerboardAsync => "checkerboard-async",
             TaskKind::Gol => "gol",
             TaskKind::Pattern => "pattern",
+            TaskKind::Lizard => "lizard",
+            TaskKind::ColoredG => "colored-g",
         }
     }
 }

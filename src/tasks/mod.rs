@@ -4,6 +4,7 @@
 mod life;
 pub mod overrides;
 mod presets;
+pub mod target_images;
 
 pub use life::life_generation;
 pub use overrides::Override;
@@ -29,7 +30,8 @@ pub fn training_init(config: &ModelConfig, batch: usize, rng: &mut impl Rng) -> 
             }
             grids
         }
-        TaskKind::Pattern => seeded_centre(batch, h, w, c),
+        TaskKind::Pattern | TaskKind::Lizard => seeded_centre(batch, h, w, c),
+        TaskKind::ColoredG => Grids::zeros(batch, h, w, c),
     }
 }
 
@@ -57,8 +59,8 @@ fn set_board(grids: &mut Grids, b: usize, board: u32) {
     }
 }
 
-/// Initial grids of any size for evaluation and pictures: random bits, except that a
-/// pattern grows from its seeded centre cell.
+/// Initial grids of any size for evaluation and pictures: random bits, except for the
+/// growing tasks, which start as they train (a seeded centre cell, or all zeros).
 pub fn eval_init(
     task: TaskKind,
     batch: usize,
@@ -68,7 +70,8 @@ pub fn eval_init(
     rng: &mut impl Rng,
 ) -> Grids {
     match task {
-        TaskKind::Pattern => seeded_centre(batch, height, width, channels),
+        TaskKind::Pattern | TaskKind::Lizard => seeded_centre(batch, height, width, channels),
+        TaskKind::ColoredG => Grids::zeros(batch, height, width, channels),
         _ => Grids::random_bits(batch, height, width, channels, rng),
     }
 }
@@ -90,7 +93,9 @@ pub fn target(config: &ModelConfig, init: &Grids, steps: usize) -> Grids {
                 }
             }
         }
-        TaskKind::Pattern => pattern_target(config, &mut out),
+        TaskKind::Pattern | TaskKind::Lizard | TaskKind::ColoredG => {
+            pattern_target(config, &mut out);
+        }
         TaskKind::Gol => {
             let mut board = init.clone();
             for _ in 0..steps {
@@ -110,7 +115,7 @@ pub fn target(config: &ModelConfig, init: &Grids, steps: usize) -> Grids {
     out
 }
 
-/// The pattern's image centred in the grid (cropped if the grid is smaller).
+/// The target image centred in the grid (cropped if the grid is smaller).
 fn pattern_target(config: &ModelConfig, out: &mut Grids) {
     let p = config
         .pattern
@@ -197,12 +202,7 @@ mod tests {
 
     #[test]
     fn every_preset_builds_a_model() {
-        for kind in [
-            TaskKind::Checkerboard,
-            TaskKind::CheckerboardAsync,
-            TaskKind::Gol,
-            TaskKind::Pattern,
-        ] {
+        for kind in TaskKind::ALL {
             for small in [false, true] {
                 let (config, settings) = preset(kind, small);
                 assert_eq!(config.task, kind);

@@ -6,6 +6,7 @@ use crate::model::parametrization::Parametrization;
 use crate::model::pattern::PatternTarget;
 use crate::model::recipe::Recipe;
 use crate::model::task::TaskKind;
+use crate::tasks::target_images;
 
 /// The paper's hyperparameters for `kind` (and a default seed); `small` gives a reduced
 /// model for quick runs.
@@ -43,6 +44,14 @@ fn full_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
             ),
             settings(0, 3500, 1, 0.06),
         ),
+        TaskKind::Lizard => (
+            lizard(128, widths(&[(512, 8)], &[256, 128])),
+            settings(0, 3500, 1, 0.06),
+        ),
+        TaskKind::ColoredG => (
+            colored_g(64, widths(&[(512, 8)], &[256, 128, 64])),
+            settings(0, 3000, 1, 0.06),
+        ),
     }
 }
 
@@ -51,7 +60,7 @@ fn full_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
 ///   (default seed 25 reaches hard loss 0 at epoch 181);
 /// - checkerboard-async: 8x8 grid, 20 steps, 4 kernels, same update layers, 400 epochs;
 /// - gol: update [64]x6 + [32,16,8,4,2,1], 1500 epochs;
-/// - pattern: 16 channels, update [128]x4 + [64,32,16], 600 epochs.
+/// - pattern, lizard, colored-g: 16 channels, update [128]x4 + [64,32,16], 600 epochs.
 fn small_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
     let checker_update = widths(&[(128, 4)], &[64, 32, 16, 8]);
     match kind {
@@ -74,6 +83,14 @@ fn small_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
                 4,
                 widths(&[(128, 4)], &[64, 32, 16]),
             ),
+            settings(0, 600, 1, 0.06),
+        ),
+        TaskKind::Lizard => (
+            lizard(16, widths(&[(128, 4)], &[64, 32, 16])),
+            settings(0, 600, 1, 0.06),
+        ),
+        TaskKind::ColoredG => (
+            colored_g(16, widths(&[(128, 4)], &[64, 32, 16])),
             settings(0, 600, 1, 0.06),
         ),
     }
@@ -171,6 +188,27 @@ pub fn pattern(
         target_channels: (0..target.channels()).collect(),
         parametrization: Parametrization::Softmax,
         pattern: Some(target),
+    }
+}
+
+/// The paper's lizard: the pattern setup (12 periodic steps from a seeded centre cell, 4
+/// kernels, perception [8,4,2,1]) on the lizard target; loss on channel 0.
+fn lizard(channels: usize, update: Vec<usize>) -> ModelConfig {
+    ModelConfig {
+        task: TaskKind::Lizard,
+        ..pattern(target_images::lizard(), channels, 4, update)
+    }
+}
+
+/// The paper's coloured G: 15 steps on a zero-bordered grid that starts all zeros, 4
+/// kernels, perception [8,4,2]; loss on channels 0..2.
+fn colored_g(channels: usize, update: Vec<usize>) -> ModelConfig {
+    ModelConfig {
+        task: TaskKind::ColoredG,
+        periodic: false,
+        steps: 15,
+        perception_layers: vec![8, 4, 2],
+        ..pattern(target_images::colored_g(), channels, 4, update)
     }
 }
 

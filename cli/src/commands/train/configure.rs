@@ -8,6 +8,7 @@ use logicars::io::checkpoint_file::{self, RunOutputs};
 use logicars::io::pattern_image;
 use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::task::TaskKind;
+use logicars::tasks::target_images::image_spec;
 use logicars::tasks::{preset, set_channels, Override};
 use logicars::train::memory::{training_bytes, RolloutSize};
 
@@ -15,17 +16,27 @@ use super::TrainArgs;
 use crate::commands::ensure_memory;
 use crate::commands::outputs::check_outputs;
 
-/// `--target`, `--rgb` and `--channels` shape a pattern model; other tasks refuse them.
+/// `--target` and `--channels` shape the model of a growing task (`--rgb` only the pattern
+/// task's); other tasks refuse them. A target image is read the way the task reads its own.
 fn apply_pattern_flags(args: &TrainArgs, config: &mut ModelConfig) -> Result<()> {
-    if config.task != TaskKind::Pattern {
+    if !config.task.grows_image() {
         if args.target.is_some() || args.rgb || args.channels.is_some() {
-            bail!("--target, --rgb and --channels are for the pattern task");
+            bail!("--target, --rgb and --channels are for the growing tasks (pattern, lizard, colored-g)");
         }
         return Ok(());
     }
+    if args.rgb && config.task != TaskKind::Pattern {
+        bail!(
+            "--rgb is for the pattern task; {} reads its target its own way",
+            config.task
+        );
+    }
     if args.target.is_some() || args.rgb {
         let target = match &args.target {
-            Some(path) => pattern_image::load(path, args.rgb)?,
+            Some(path) => {
+                let spec = image_spec(config.task, args.rgb).expect("a growing task");
+                pattern_image::load(path, spec)?
+            }
             None => bail!("--rgb needs a colour --target image"),
         };
         config.height = target.height;

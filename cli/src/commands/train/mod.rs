@@ -109,13 +109,15 @@ pub struct TrainArgs {
     /// Write no loss plot and no rollout GIF.
     #[arg(long, conflicts_with = "artefacts")]
     pub no_artefacts: bool,
-    /// pattern: the target image [default: the built-in 16x16 G, assets/target-g.png].
+    /// pattern, lizard, colored-g: the target image, read as the task reads its own
+    /// (pattern: dark pixels, at most 64x64; lizard: shrunk to 20x20, R, G or B above 0.26;
+    /// colored-g: shrunk to 16x16, the paper's colour classes) [default: assets/].
     #[arg(long)]
     pub target: Option<PathBuf>,
-    /// pattern: grow the image's colours (R, G, B into channels 0, 1, 2).
+    /// pattern: grow the image's colours (the colour classes of colored-g in channels 0..2).
     #[arg(long)]
     pub rgb: bool,
-    /// pattern: bits per cell [default: the preset's].
+    /// pattern, lizard, colored-g: bits per cell [default: the preset's].
     #[arg(long)]
     pub channels: Option<usize>,
     /// The training recipe [default: paper]; the flags below change single fields of it.
