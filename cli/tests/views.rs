@@ -162,19 +162,30 @@ fn analyze_and_check_report_numbers() {
     assert!(svg.starts_with("<svg"));
 
     let out = logicars()
-        .args(["check", "--json", "--model"])
+        .args(["check", "--json", "--robustness-steps", "30", "--model"])
         .arg(&model)
         .assert()
         .success();
     let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let rows = rows.as_array().unwrap();
+    let tests: Vec<&str> = rows.iter().map(|r| r["test"].as_str().unwrap()).collect();
     assert_eq!(
-        rows.len(),
-        3,
-        "sync checkerboard: training size, 4x grid, recovery"
+        tests,
+        [
+            "training size",
+            "4x grid, 4x steps",
+            "healing",
+            "robustness (sync model run async)"
+        ]
     );
     assert_eq!(rows[1]["grid"], "32x32");
     assert_eq!(rows[1]["steps"], 48);
+    // The paper's healing block is 20x20, zeroed for the first half of the steps.
+    assert_eq!(rows[2]["note"], "20x20 block zeroed after steps 1..=24");
+    assert_eq!(rows[3]["steps"], 30);
+    assert!(rows
+        .iter()
+        .all(|r| r["model"] == model.display().to_string()));
     for r in rows {
         let acc = r["accuracy"].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&acc));
@@ -242,6 +253,60 @@ fn pattern_from_a_png() {
 }
 
 #[test]
+fn a_users_image_goes_through_the_papers_path_for_lizard_and_colored_g() {
+    let dir = tempfile::tempdir().unwrap();
+    // 40x40: a transparent background, an opaque yellow square at (10..30, 10..30).
+    let png = dir.path().join("t.png");
+    let img = image::RgbaImage::from_fn(40, 40, |x, y| {
+        let inside = (10..30).contains(&x) && (10..30).contains(&y);
+        image::Rgba(if inside {
+            [250, 220, 0, 255]
+        } else {
+            [0, 0, 0, 0]
+        })
+    });
+    img.save(&png).unwrap();
+    let target = |task: &str| {
+        let model = train(
+            dir.path(),
+            task,
+            &[
+                task,
+                "--small",
+                "--epochs",
+                "1",
+                "--no-artefacts",
+                "--target",
+                png.to_str().unwrap(),
+            ],
+        );
+        let saved: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+        saved["config"].clone()
+    };
+    // The lizard's path: shrunk to 20x20, one channel on where R, G or B > 0.26.
+    let lizard = target("lizard");
+    assert_eq!(
+        (lizard["height"].as_u64(), lizard["width"].as_u64()),
+        (Some(20), Some(20))
+    );
+    let bits = lizard["pattern"]["bits"].as_array().unwrap();
+    assert_eq!(bits.len(), 400);
+    assert_eq!(bits[10 * 20 + 10], 1, "inside the square");
+    assert_eq!(bits[2 * 20 + 2], 0, "the transparent corner");
+    // The coloured G's path: shrunk to 16x16, yellow sets channels 0 and 1.
+    let g = target("colored-g");
+    assert_eq!(
+        (g["height"].as_u64(), g["width"].as_u64()),
+        (Some(16), Some(16))
+    );
+    assert_eq!(g["target_channels"], serde_json::json!([0, 1, 2]));
+    let bits = g["pattern"]["bits"].as_array().unwrap();
+    assert_eq!(bits[(8 * 16 + 8) * 3..(8 * 16 + 9) * 3], [1, 1, 0]);
+    assert_eq!(bits[..3], [0, 0, 0]);
+}
+
+#[test]
 fn bad_pattern_targets_are_refused_before_any_output() {
     let dir = tempfile::tempdir().unwrap();
     let png = dir.path().join("t.png");
@@ -266,7 +331,17 @@ fn bad_pattern_targets_are_refused_before_any_output() {
     );
     fail(
         &["train", "checkerboard", "--target", png.to_str().unwrap()],
-        "are for the pattern task",
+        "are for the growing tasks (pattern, lizard, colored-g)",
+    );
+    fail(
+        &[
+            "train",
+            "lizard",
+            "--rgb",
+            "--target",
+            png.to_str().unwrap(),
+        ],
+        "--rgb is for the pattern task; lizard reads its target its own way",
     );
     fail(
         &["train", "pattern", "--rgb"],
@@ -304,15 +379,43 @@ fn check_of_an_async_model_adds_the_robustness_run() {
             "--no-artefacts",
         ],
     );
+    let sync = train(
+        dir.path(),
+        "s",
+        &["checkerboard", "--small", "--epochs", "3", "--no-artefacts"],
+    );
+    let svg = dir.path().join("robustness.svg");
     let out = logicars()
         .args(["check", "--json", "--robustness-steps", "20", "--model"])
         .arg(&model)
+        .arg("--model")
+        .arg(&sync)
+        .arg("--robustness-svg")
+        .arg(&svg)
         .assert()
         .success();
     let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let rows = rows.as_array().unwrap();
-    assert_eq!(rows.len(), 4);
+    assert_eq!(rows.len(), 8, "4 rows per model");
     assert_eq!(rows[3]["test"], "robustness (async)");
     assert_eq!(rows[3]["grid"], "64x64");
     assert_eq!(rows[3]["steps"], 20);
+    assert_eq!(rows[3]["model"], model.display().to_string());
+    assert_eq!(rows[7]["test"], "robustness (sync model run async)");
+    assert_eq!(rows[7]["model"], sync.display().to_string());
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        svg.contains("async-trained (model.json)") && svg.contains("sync-trained (model.json)")
+    );
+    // One point per step on each curve.
+    let points: Vec<usize> = svg
+        .split("<polyline")
+        .skip(1)
+        .map(|p| {
+            let points = p.split("points=\"").nth(1).unwrap();
+            points.split('"').next().unwrap().split_whitespace().count()
+        })
+        .filter(|&n| n > 2)
+        .collect();
+    assert_eq!(points, [20, 20]);
 }

@@ -1,6 +1,6 @@
-//! The paper's tests of a trained rule, in numbers: accuracy at the training size, on a
-//! 4x larger grid for 4x the steps, after a block of cells was zeroed, and (async
-//! models) under repeated random damage.
+//! The paper's tests of a trained rule, in numbers: accuracy at the training size and on
+//! larger grids, self-healing after a block of cells was zeroed, Game of Life on all 512
+//! boards, and (checkerboards) the robustness experiment under repeated random damage.
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::automaton::frames::{hard_last_frame, Damage};
 use crate::automaton::grid::Grids;
 use crate::automaton::hard::HardRollout;
-use crate::automaton::masks::FireMasks;
+use crate::automaton::masks::{FireMasks, PAPER_FIRE_RATE};
 use crate::kernels::parameters::hard_truth;
 use crate::model::circuit::Circuit;
 use crate::model::config::ModelConfig;
@@ -28,7 +28,32 @@ pub struct CheckRow {
     pub note: String,
 }
 
-/// One of the rollout tests: `steps` steps from random grids of `height x width`.
+/// What the checks run: random grids per test, their seed, the side of the healing
+/// test's block, and the length of the robustness run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckOptions {
+    pub batch: usize,
+    pub seed: u64,
+    pub block: usize,
+    pub robustness_steps: usize,
+}
+
+impl CheckOptions {
+    /// The paper's: a 20x20 healing block, 4000 robustness steps.
+    pub const PAPER_BLOCK: usize = 20;
+    pub const PAPER_ROBUSTNESS_STEPS: usize = 4000;
+}
+
+/// The results of [`run_checks`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    pub rows: Vec<CheckRow>,
+    /// Wrong target bits after every step of the robustness run (checkerboards only):
+    /// the curve of the paper's robustness figure.
+    pub robustness_errors: Option<Vec<u64>>,
+}
+
+/// One of the rollout tests: `steps` steps from the task's grids of `height x width`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RolloutCheck {
     pub name: &'static str,
@@ -39,8 +64,12 @@ pub struct RolloutCheck {
     pub note: String,
 }
 
-/// The rollout tests that fit the model's task, in the order they run.
-pub fn rollout_checks(config: &ModelConfig) -> Vec<RolloutCheck> {
+/// Game of Life's generalisation run in the paper: a 128x128 grid for 300 steps.
+const LIFE_LARGE: (usize, usize, usize) = (128, 128, 300);
+
+/// The rollout tests that fit the model's task, in the order they run; `block` is the
+/// side of the healing test's zeroed block.
+pub fn rollout_checks(config: &ModelConfig, block: usize) -> Vec<RolloutCheck> {
     let c = config;
     let plain = |name, height, width, steps| RolloutCheck {
         name,
@@ -51,49 +80,81 @@ pub fn rollout_checks(config: &ModelConfig) -> Vec<RolloutCheck> {
         note: String::new(),
     };
     let (h4, w4, s4) = (4 * c.height, 4 * c.width, 4 * c.steps);
-    let mut checks = vec![
-        plain("training size", c.height, c.width, c.steps),
-        plain("4x grid, 4x steps", h4, w4, s4),
-    ];
-    if c.task != TaskKind::Gol {
-        let side = 10.min(h4 / 2).min(w4 / 2).max(1);
-        // A pattern first grows from its seed, then is damaged (the paper's regrowth);
-        // other tasks are damaged from the start.
-        let (first, last) = if c.task == TaskKind::Pattern {
-            (c.steps, 2 * c.steps)
-        } else {
-            (0, s4 / 2)
-        };
-        let damage = Damage::centred(side, side, first, last, h4, w4).expect("the block fits");
-        checks.push(RolloutCheck {
-            damage: Some(damage),
-            note: format!("{side}x{side} block zeroed for steps {first}..{last}"),
-            ..plain("recovery after damage", h4, w4, s4)
-        });
+    let training = plain("training size", c.height, c.width, c.steps);
+    match c.task {
+        TaskKind::Checkerboard | TaskKind::CheckerboardAsync => {
+            // The paper's self-healing test: on the 4x grid, a centred block is zeroed
+            // after each of the first half of the steps, then the rule may repair it.
+            let side = block.min(h4).min(w4).max(1);
+            let (first, last) = (1, 2 * c.steps);
+            let damage = Damage::centred(side, side, first, last, h4, w4).expect("the block fits");
+            vec![
+                training,
+                plain("4x grid, 4x steps", h4, w4, s4),
+                RolloutCheck {
+                    damage: Some(damage),
+                    note: format!("{side}x{side} block zeroed after steps {first}..={last}"),
+                    ..plain("healing", h4, w4, s4)
+                },
+            ]
+        }
+        TaskKind::Gol => {
+            let (h, w, steps) = LIFE_LARGE;
+            vec![
+                plain("4x grid, 4x steps", h4, w4, s4),
+                plain("large grid", h, w, steps),
+            ]
+        }
+        TaskKind::Pattern | TaskKind::Lizard => {
+            // Grown first, then damaged: regrowth on the training grid.
+            let side = block.min(c.height / 2).min(c.width / 2).max(1);
+            let (first, last) = (c.steps, 2 * c.steps);
+            let damage = Damage::centred(side, side, first, last, c.height, c.width)
+                .expect("the block fits");
+            vec![
+                training,
+                plain("2x grid", 2 * c.height, 2 * c.width, c.steps),
+                RolloutCheck {
+                    damage: Some(damage),
+                    note: format!("{side}x{side} block zeroed after steps {first}..={last}"),
+                    ..plain("regrowth after damage", c.height, c.width, s4)
+                },
+            ]
+        }
+        TaskKind::ColoredG => vec![training],
     }
-    checks
 }
 
 /// Steps that [`run_checks`] runs in all (what its `after_step` counts to).
-pub fn total_steps(config: &ModelConfig, robustness_steps: usize) -> usize {
-    let rollouts: usize = rollout_checks(config).iter().map(|c| c.steps).sum();
-    rollouts + config.fire_rate.map_or(0, |_| robustness_steps)
+pub fn total_steps(config: &ModelConfig, options: &CheckOptions) -> usize {
+    let rollouts: usize = rollout_checks(config, options.block)
+        .iter()
+        .map(|c| c.steps)
+        .sum();
+    let boards = usize::from(config.task == TaskKind::Gol);
+    let robustness = match has_robustness(config.task) {
+        true => options.robustness_steps,
+        false => 0,
+    };
+    rollouts + boards + robustness
 }
 
-/// Runs every test that fits the model's task; `batch` random grids each. `after_step`
-/// is called once per step run, to show progress.
-pub fn run_checks(
-    model: &Model,
-    batch: usize,
-    seed: u64,
-    robustness_steps: usize,
-    mut after_step: impl FnMut(),
-) -> Vec<CheckRow> {
+fn has_robustness(task: TaskKind) -> bool {
+    matches!(task, TaskKind::Checkerboard | TaskKind::CheckerboardAsync)
+}
+
+/// Runs every test that fits the model's task. `after_step` is called once per step run,
+/// to show progress.
+pub fn run_checks(model: &Model, options: &CheckOptions, mut after_step: impl FnMut()) -> Checked {
     let c = &model.config;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let mut rows = Vec::new();
-    for check in rollout_checks(c) {
-        let (h, w, steps) = (check.height, check.width, check.steps);
+    if let Some(boards) = tasks::exhaustive_init(c) {
+        rows.push(all_boards(model, &boards));
+        after_step();
+    }
+    for check in rollout_checks(c, options.block) {
+        let (h, w, steps, batch) = (check.height, check.width, check.steps, options.batch);
         let init = tasks::eval_init(c.task, batch, h, w, c.channels, &mut rng);
         let masks = c
             .fire_rate
@@ -112,10 +173,44 @@ pub fn run_checks(
             note: with_phase_note(c.task, accuracy, check.note),
         });
     }
-    if c.fire_rate.is_some() {
-        rows.push(robustness(model, seed, robustness_steps, after_step));
+    let mut robustness_errors = None;
+    if has_robustness(c.task) {
+        let errors = robustness_errors_per_step(model, options, &mut after_step);
+        rows.push(robustness_row(c, &errors));
+        robustness_errors = Some(errors);
     }
-    rows
+    Checked {
+        rows,
+        robustness_errors,
+    }
+}
+
+/// Game of Life from every one of the 512 boards, one step: exact or not.
+fn all_boards(model: &Model, boards: &Grids) -> CheckRow {
+    let c = &model.config;
+    let last = hard_last_frame(model, boards, 1, None, None, |_| {});
+    let target = tasks::target(c, boards, 1);
+    let targets = &c.target_channels;
+    let wrong = |lane: usize| {
+        targets.iter().enumerate().any(|(t, &channel)| {
+            let got = last.values[lane * c.channels + channel] >= 0.5;
+            got != (target.values[lane * targets.len() + t] >= 0.5)
+        })
+    };
+    let cells = boards.cells();
+    let wrong_boards = (0..boards.batch)
+        .filter(|&b| (b * cells..(b + 1) * cells).any(wrong))
+        .count();
+    CheckRow {
+        test: "all 512 boards".into(),
+        grid: format!("{}x{}", c.height, c.width),
+        steps: 1,
+        accuracy: accuracy(&last, &target, &c.target_channels),
+        note: match wrong_boards {
+            0 => "exact: every board's next state right".into(),
+            n => format!("{n} of 512 boards have a wrong cell"),
+        },
+    }
 }
 
 /// A rule may anchor the checkerboard on the far border: on a grid with another parity of
@@ -143,23 +238,28 @@ fn accuracy(state: &Grids, target: &Grids, target_channels: &[usize]) -> f64 {
     wrong_bits(target_channels, target, bit).1
 }
 
-/// The paper's robustness plot in one number: a 64x64 grid, async steps, and after
-/// every step a random 10x10 block reset; mean accuracy over the second half of the run.
-fn robustness(model: &Model, seed: u64, steps: usize, mut after_step: impl FnMut()) -> CheckRow {
+/// The paper's robustness experiment: a random 64x64 grid, asynchronous steps (the
+/// model's fire rate, 0.6 for a synchronous model), and after every step a random 10x10
+/// block (cut at the border) reset to 0; returns the wrong target bits after each step.
+fn robustness_errors_per_step(
+    model: &Model,
+    options: &CheckOptions,
+    mut after_step: impl FnMut(),
+) -> Vec<u64> {
     let c = &model.config;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed ^ 0x5eed);
     let (h, w) = (64, 64);
     let mut state = Grids::random_bits(1, h, w, c.channels, &mut rng);
-    let target = tasks::target(c, &state, steps);
+    let target = tasks::target(c, &state, options.robustness_steps);
     let circuit = Circuit::compile(model);
     let truth = hard_truth(model.config.parametrization, &model.logits);
     let mut rollout = HardRollout::new(1, h, w, c.periodic, &circuit);
-    let mut total = 0.0;
-    let mut counted = 0;
-    for t in 0..steps {
-        let masks = c.fire_rate.map(|r| FireMasks::draw(1, 1, h * w, r, &mut rng));
+    let rate = c.fire_rate.unwrap_or(PAPER_FIRE_RATE);
+    let mut errors = Vec::with_capacity(options.robustness_steps);
+    for _ in 0..options.robustness_steps {
+        let masks = FireMasks::draw(1, 1, h * w, rate, &mut rng);
         rollout.set_state(&state);
-        rollout.step(&circuit, &truth, masks.as_ref(), 0);
+        rollout.step(&circuit, &truth, Some(&masks), 0);
         state = rollout.state();
         let (top, left) = (rng.random_range(0..h), rng.random_range(0..w));
         for r in top..(top + 10).min(h) {
@@ -169,23 +269,38 @@ fn robustness(model: &Model, seed: u64, steps: usize, mut after_step: impl FnMut
                 }
             }
         }
-        if t >= steps / 2 {
-            total += accuracy(&state, &target, &c.target_channels);
-            counted += 1;
-        }
+        let channels = state.channels;
+        let bit = |channel, lane| state.values[lane * channels + channel] >= 0.5;
+        errors.push(wrong_bits(&c.target_channels, &target, bit).0);
         after_step();
     }
-    let mean = total / counted.max(1) as f64;
+    errors
+}
+
+/// The robustness curve in one row: mean accuracy over its second half (after the rule
+/// has settled), and the median error per step.
+fn robustness_row(c: &ModelConfig, errors: &[u64]) -> CheckRow {
+    let bits = (64 * 64 * c.target_channels.len()) as f64;
+    let settled = &errors[errors.len() / 2..];
+    let mean_error = settled.iter().sum::<u64>() as f64 / settled.len().max(1) as f64;
+    let mut sorted = errors.to_vec();
+    sorted.sort_unstable();
+    let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0);
+    let mode = match c.fire_rate {
+        Some(_) => "async",
+        None => "sync model run async",
+    };
+    let accuracy = 1.0 - mean_error / bits;
+    let note = format!(
+        "random 10x10 block reset after every step; mean over the second half; \
+         median error {median} bits"
+    );
     CheckRow {
-        test: "robustness (async)".into(),
-        grid: format!("{h}x{w}"),
-        steps,
-        accuracy: mean,
-        note: with_phase_note(
-            c.task,
-            mean,
-            "random 10x10 block reset after every step; mean over the second half".into(),
-        ),
+        test: format!("robustness ({mode})"),
+        grid: "64x64".into(),
+        steps: errors.len(),
+        accuracy,
+        note: with_phase_note(c.task, accuracy, note),
     }
 }
 
@@ -206,5 +321,28 @@ mod tests {
         assert_eq!(with_phase_note(TaskKind::Gol, 0.1, "n".into()), "n");
         assert!(with_phase_note(TaskKind::Checkerboard, 0.0, "d".into())
             .starts_with("d; the other phase"));
+    }
+
+    #[test]
+    fn all_boards_counts_the_boards_one_at_a_time() {
+        use crate::model::network::Model;
+        use crate::tasks::{life_generation, preset};
+        let (config, _) = preset(TaskKind::Gol, true);
+        let model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(4)).unwrap();
+        let boards = tasks::exhaustive_init(&model.config).unwrap();
+        assert_eq!(boards.batch, 512);
+        // Each board alone, against Life's rule.
+        let mut wrong = 0;
+        for b in 0..512 {
+            let mut one = Grids::zeros(1, 3, 3, 1);
+            one.values
+                .copy_from_slice(&boards.values[b * 9..(b + 1) * 9]);
+            let got = hard_last_frame(&model, &one, 1, None, None, |_| {});
+            wrong += usize::from(got.values != life_generation(&one, true).values);
+        }
+        assert!(wrong > 0, "an untrained rule is wrong somewhere");
+        let row = all_boards(&model, &boards);
+        assert_eq!(row.note, format!("{wrong} of 512 boards have a wrong cell"));
+        assert_eq!((row.steps, row.grid.as_str()), (1, "3x3"));
     }
 }

@@ -1,4 +1,5 @@
-//! SVG charts: the training loss curve and gate histograms.
+//! SVG charts: the training loss curve, gate histograms, sweeps and the robustness
+//! experiment's error per step.
 
 use plotters::prelude::*;
 
@@ -188,6 +189,72 @@ fn draw_sweep(
     Ok(())
 }
 
+/// One curve of the robustness plot: its label and the error after every step.
+pub struct ErrorCurve<'a> {
+    pub label: String,
+    pub errors: &'a [u64],
+}
+
+/// The paper's robustness figure: error (wrong bits) per step, one line per model.
+pub fn robustness_svg(curves: &[ErrorCurve], title: &str) -> Result<String, PlotError> {
+    let mut svg = String::new();
+    draw_robustness(&mut svg, curves, title).map_err(|e| PlotError {
+        what: "the robustness plot",
+        message: e.to_string(),
+    })?;
+    Ok(svg)
+}
+
+fn draw_robustness(svg: &mut String, curves: &[ErrorCurve], title: &str) -> PlotResult {
+    let root = SVGBackend::with_string(svg, (900, 500)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let steps = curves.iter().map(|c| c.errors.len()).max().unwrap_or(1);
+    let top = curves
+        .iter()
+        .flat_map(|c| c.errors.iter().copied())
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64
+        * 1.05;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..steps as f64, 0f64..top)?;
+    chart
+        .configure_mesh()
+        .x_desc("step")
+        .y_desc("error (wrong cells)")
+        .draw()?;
+    let colours = [
+        RGBColor(46, 134, 193),
+        RGBColor(231, 76, 60),
+        RGBColor(39, 174, 96),
+    ];
+    for (i, curve) in curves.iter().enumerate() {
+        let colour = colours[i % colours.len()];
+        chart
+            .draw_series(LineSeries::new(
+                curve
+                    .errors
+                    .iter()
+                    .enumerate()
+                    .map(|(t, &e)| ((t + 1) as f64, e as f64)),
+                colour.stroke_width(1),
+            ))?
+            .label(curve.label.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,5 +294,23 @@ mod tests {
             svg.matches("<rect").count() > 3,
             "background plus three bars"
         );
+    }
+
+    #[test]
+    fn robustness_plot_has_a_line_and_a_label_per_model() {
+        let (a, b) = (vec![40, 30, 20, 25], vec![400, 380, 390]);
+        let curves = [
+            ErrorCurve {
+                label: "async model".into(),
+                errors: &a,
+            },
+            ErrorCurve {
+                label: "sync model".into(),
+                errors: &b,
+            },
+        ];
+        let svg = robustness_svg(&curves, "robustness").unwrap();
+        assert!(svg.contains("async model") && svg.contains("sync model"));
+        assert!(svg.matches("<polyline").count() >= 2, "two curves");
     }
 }
