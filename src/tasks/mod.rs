@@ -224,4 +224,35 @@ mod tests {
         assert!(init.values.iter().all(|&v| v == 0.0 || v == 1.0));
         assert!(init.values.contains(&1.0) && init.values.contains(&0.0));
     }
+
+    #[test]
+    fn growing_tasks_start_as_the_notebook_does() {
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        // The lizard: one seeded cell at (10, 10) of its 20x20 grid, all 16 channels on.
+        let (lizard, _) = preset(TaskKind::Lizard, true);
+        let init = training_init(&lizard, 1, &mut rng);
+        assert_eq!((init.height, init.width, init.channels), (20, 20, 16));
+        let on: Vec<(usize, usize)> = (0..400)
+            .filter(|&cell| init.get(0, cell / 20, cell % 20, 0) == 1.0)
+            .map(|cell| (cell / 20, cell % 20))
+            .collect();
+        assert_eq!(on, [(10, 10)]);
+        assert!((0..16).all(|c| init.get(0, 10, 10, c) == 1.0));
+        assert_eq!(init.values.iter().sum::<f32>(), 16.0);
+        // The coloured G: an all-zero grid, zero border, loss on three channels.
+        let (g, _) = preset(TaskKind::ColoredG, false);
+        let init = training_init(&g, 1, &mut rng);
+        assert_eq!((init.height, init.width, init.channels), (16, 16, 64));
+        assert!(init.values.iter().all(|&v| v == 0.0));
+        assert!(!g.periodic);
+        assert_eq!(g.target_channels, [0, 1, 2]);
+        let target = target(&g, &init, g.steps);
+        let pattern = g.pattern.as_ref().unwrap();
+        for cell in 0..256 {
+            for t in 0..3 {
+                let want = pattern.bit(cell / 16, cell % 16, t) as u8 as f32;
+                assert_eq!(target.get(0, cell / 16, cell % 16, t), want);
+            }
+        }
+    }
 }
