@@ -404,9 +404,10 @@ fn check_of_an_async_model_adds_the_robustness_run() {
     assert_eq!(rows[7]["test"], "robustness (sync model run async)");
     assert_eq!(rows[7]["model"], sync.display().to_string());
     let svg = std::fs::read_to_string(&svg).unwrap();
-    assert!(
-        svg.contains("async-trained (model.json)") && svg.contains("sync-trained (model.json)")
-    );
+    for (mode, path) in [("async", &model), ("sync", &sync)] {
+        let label = format!("{mode}-trained ({})", path.display());
+        assert!(svg.contains(&label), "{label}");
+    }
     // One point per step on each curve.
     let points: Vec<usize> = svg
         .split("<polyline")
@@ -418,4 +419,29 @@ fn check_of_an_async_model_adds_the_robustness_run() {
         .filter(|&n| n > 2)
         .collect();
     assert_eq!(points, [20, 20]);
+}
+
+#[test]
+fn render_shows_the_target_of_a_growing_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = train(
+        dir.path(),
+        "l",
+        &["lizard", "--small", "--epochs", "1", "--no-artefacts"],
+    );
+    let png = dir.path().join("target.png");
+    logicars()
+        .args(["render", "--show-target", "--scale", "1", "--model"])
+        .arg(&model)
+        .arg("--out")
+        .arg(&png)
+        .assert()
+        .success();
+    let img = image::open(&png).unwrap().to_rgb8();
+    assert_eq!(img.dimensions(), (20, 20));
+    // The lizard's head starts at row 1, column 5 (src/tasks/target_images.rs).
+    assert_eq!(img.get_pixel(5, 1).0, [0, 0, 0], "on is black");
+    assert_eq!(img.get_pixel(4, 1).0, [255, 255, 255]);
+    let on = img.pixels().filter(|p| p.0 == [0, 0, 0]).count();
+    assert_eq!(on, 107);
 }

@@ -33,7 +33,7 @@ fn full_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
         ),
         TaskKind::Gol => (
             gol(16, widths(&[(128, 16)], &[128, 64, 32, 16, 8, 4, 2, 1])),
-            settings(0, 3000, 20, 0.05),
+            settings(6, 3000, 20, 0.05),
         ),
         TaskKind::Pattern => (
             pattern(

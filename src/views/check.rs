@@ -240,7 +240,10 @@ fn accuracy(state: &Grids, target: &Grids, target_channels: &[usize]) -> f64 {
 
 /// The paper's robustness experiment: a random 64x64 grid, asynchronous steps (the
 /// model's fire rate, 0.6 for a synchronous model), and after every step a random 10x10
-/// block (cut at the border) reset to 0; returns the wrong target bits after each step.
+/// block (cut at the border) reset to 0; returns the wrong bits after each step, against
+/// the nearer of the checkerboard's two phases: a rule may anchor its squares on the far
+/// border, and 64 cells hold an even number of squares, so the far anchor gives the other
+/// phase, as healthy a pattern as the first.
 fn robustness_errors_per_step(
     model: &Model,
     options: &CheckOptions,
@@ -255,6 +258,7 @@ fn robustness_errors_per_step(
     let truth = hard_truth(model.config.parametrization, &model.logits);
     let mut rollout = HardRollout::new(1, h, w, c.periodic, &circuit);
     let rate = c.fire_rate.unwrap_or(PAPER_FIRE_RATE);
+    let bits = (h * w * c.target_channels.len()) as u64;
     let mut errors = Vec::with_capacity(options.robustness_steps);
     for _ in 0..options.robustness_steps {
         let masks = FireMasks::draw(1, 1, h * w, rate, &mut rng);
@@ -271,7 +275,9 @@ fn robustness_errors_per_step(
         }
         let channels = state.channels;
         let bit = |channel, lane| state.values[lane * channels + channel] >= 0.5;
-        errors.push(wrong_bits(&c.target_channels, &target, bit).0);
+        let wrong = wrong_bits(&c.target_channels, &target, bit).0;
+        // The other phase of the checkerboard is wrong exactly where this one is right.
+        errors.push(wrong.min(bits - wrong));
         after_step();
     }
     errors
@@ -290,17 +296,15 @@ fn robustness_row(c: &ModelConfig, errors: &[u64]) -> CheckRow {
         Some(_) => "async",
         None => "sync model run async",
     };
-    let accuracy = 1.0 - mean_error / bits;
-    let note = format!(
-        "random 10x10 block reset after every step; mean over the second half; \
-         median error {median} bits"
-    );
     CheckRow {
         test: format!("robustness ({mode})"),
         grid: "64x64".into(),
         steps: errors.len(),
-        accuracy,
-        note: with_phase_note(c.task, accuracy, note),
+        accuracy: 1.0 - mean_error / bits,
+        note: format!(
+            "random 10x10 block reset after every step; mean over the second half, \
+             either phase; median error {median} bits"
+        ),
     }
 }
 

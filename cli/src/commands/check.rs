@@ -168,9 +168,8 @@ fn write_robustness_svg(
                 Some(_) => "async-trained",
                 None => "sync-trained",
             };
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
             Some(ErrorCurve {
-                label: format!("{mode} ({name})"),
+                label: format!("{mode} ({})", path.display()),
                 errors,
             })
         })
@@ -178,7 +177,8 @@ fn write_robustness_svg(
     if curves.is_empty() {
         bail!("--robustness-svg: none of the models is a checkerboard, which the robustness run is for");
     }
-    let title = "Robustness: error per async step, a random 10x10 block reset after each";
+    let title =
+        "Robustness: wrong cells (either phase) per async step, a 10x10 block reset after each";
     let text = robustness_svg(&curves, title).map_err(anyhow::Error::msg)?;
     output::write_atomically(svg, text.as_bytes())
         .with_context(|| format!("writing {}", svg.display()))?;

@@ -7,7 +7,7 @@ use clap::Args;
 use logicars::automaton::frames::{for_each_hard_frame, hard_frames, Damage};
 use logicars::automaton::grid::Grids;
 use logicars::automaton::masks::{FireMasks, PAPER_FIRE_RATE};
-use logicars::io::atomic::write_atomically_with;
+use logicars::io::atomic::{write_atomically, write_atomically_with};
 use logicars::io::{grid_file, model_file};
 use logicars::model::config::ModelConfig;
 use logicars::model::network::Model;
@@ -49,6 +49,10 @@ pub struct RenderArgs {
     /// Pixels per cell.
     #[arg(long, default_value_t = 8)]
     pub scale: u32,
+    /// Draw the task's target (what the last step should show, in the target channels:
+    /// channel 0, or colour classes as --view rgb) as a one-frame PNG instead.
+    #[arg(long, conflicts_with_all = ["damage", "async"])]
+    pub show_target: bool,
     /// Output: .gif (animation) or .png (strip of frames).
     #[arg(long, default_value = "render.gif")]
     pub out: PathBuf,
@@ -92,6 +96,9 @@ pub fn run(args: RenderArgs) -> Result<()> {
         .as_deref()
         .map(|d| Damage::parse(d, init.height, init.width))
         .transpose()?;
+    if args.show_target {
+        return write_target(&model, &init, steps, &args);
+    }
     let rate = c.fire_rate.or(args.r#async.then_some(PAPER_FIRE_RATE));
     let masks = rate.map(|r| FireMasks::draw(steps, init.batch, init.cells(), r, &mut rng));
     let rollout = Rollout {
@@ -110,6 +117,30 @@ pub fn run(args: RenderArgs) -> Result<()> {
     println!(
         "{} frames of {}x{} -> {}",
         steps + 1,
+        init.height,
+        init.width,
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// The target of `init` after `steps` steps as a PNG.
+fn write_target(model: &Model, init: &Grids, steps: usize, args: &RenderArgs) -> Result<()> {
+    if picture_kind(&args.out)? != PictureKind::Png {
+        bail!("--show-target draws one picture: --out must end in .png");
+    }
+    let target = tasks::target(&model.config, init, steps);
+    check_view(args.view, target.channels)?;
+    let style = Style {
+        view: args.view,
+        scale: args.scale,
+        ..Style::default()
+    };
+    let bytes = strip_png_bytes(&[target], &style)?;
+    write_atomically(&args.out, &bytes)
+        .with_context(|| format!("writing {}", args.out.display()))?;
+    println!(
+        "the target of {}x{} -> {}",
         init.height,
         init.width,
         args.out.display()
