@@ -13,14 +13,22 @@ pub const LOG_FLOOR: f64 = 1e-3;
 
 type PlotResult = Result<(), Box<dyn std::error::Error>>;
 
-/// Soft and hard loss per epoch on a log scale.
-pub fn loss_svg(metrics: &[EpochMetrics], title: &str) -> Result<String, PlotError> {
+/// The SVG text that `draw` makes; `what` names the plot in the error.
+fn svg_of(
+    what: &'static str,
+    draw: impl FnOnce(&mut String) -> PlotResult,
+) -> Result<String, PlotError> {
     let mut svg = String::new();
-    draw_loss(&mut svg, metrics, title).map_err(|e| PlotError {
-        what: "the loss plot",
+    draw(&mut svg).map_err(|e| PlotError {
+        what,
         message: e.to_string(),
     })?;
     Ok(svg)
+}
+
+/// Soft and hard loss per epoch on a log scale.
+pub fn loss_svg(metrics: &[EpochMetrics], title: &str) -> Result<String, PlotError> {
+    svg_of("the loss plot", |svg| draw_loss(svg, metrics, title))
 }
 
 fn draw_loss(svg: &mut String, metrics: &[EpochMetrics], title: &str) -> PlotResult {
@@ -73,12 +81,7 @@ fn draw_loss(svg: &mut String, metrics: &[EpochMetrics], title: &str) -> PlotRes
 
 /// A horizontal bar per label, longest first (the notebook's gate histogram).
 pub fn histogram_svg(counts: &[(String, usize)], title: &str) -> Result<String, PlotError> {
-    let mut svg = String::new();
-    draw_histogram(&mut svg, counts, title).map_err(|e| PlotError {
-        what: "the histogram",
-        message: e.to_string(),
-    })?;
-    Ok(svg)
+    svg_of("the histogram", |svg| draw_histogram(svg, counts, title))
 }
 
 fn draw_histogram(svg: &mut String, counts: &[(String, usize)], title: &str) -> PlotResult {
@@ -131,12 +134,9 @@ pub fn sweep_svg(
     epochs: usize,
     title: &str,
 ) -> Result<String, PlotError> {
-    let mut svg = String::new();
-    draw_sweep(&mut svg, outcomes, labels, epochs, title).map_err(|e| PlotError {
-        what: "the sweep plot",
-        message: e.to_string(),
-    })?;
-    Ok(svg)
+    svg_of("the sweep plot", |svg| {
+        draw_sweep(svg, outcomes, labels, epochs, title)
+    })
 }
 
 fn draw_sweep(
@@ -197,12 +197,9 @@ pub struct ErrorCurve<'a> {
 
 /// The paper's robustness figure: error (wrong bits) per step, one line per model.
 pub fn robustness_svg(curves: &[ErrorCurve], title: &str) -> Result<String, PlotError> {
-    let mut svg = String::new();
-    draw_robustness(&mut svg, curves, title).map_err(|e| PlotError {
-        what: "the robustness plot",
-        message: e.to_string(),
-    })?;
-    Ok(svg)
+    svg_of("the robustness plot", |svg| {
+        draw_robustness(svg, curves, title)
+    })
 }
 
 fn draw_robustness(svg: &mut String, curves: &[ErrorCurve], title: &str) -> PlotResult {
