@@ -13,6 +13,17 @@ pub const LOG_FLOOR: f64 = 1e-3;
 
 type PlotResult = Result<(), Box<dyn std::error::Error>>;
 
+/// The series' labels in a framed box.
+fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+}
+
 /// The SVG text that `draw` makes; `what` names the plot in the error.
 fn svg_of(
     what: &'static str,
@@ -70,11 +81,7 @@ fn draw_loss(svg: &mut String, metrics: &[EpochMetrics], title: &str) -> PlotRes
         ))?
         .label("hard loss")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()?;
+    draw_legend(&mut chart)?;
     root.present()?;
     Ok(())
 }
@@ -243,11 +250,7 @@ fn draw_robustness(svg: &mut String, curves: &[ErrorCurve], title: &str) -> Plot
             .label(curve.label.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()?;
+    draw_legend(&mut chart)?;
     root.present()?;
     Ok(())
 }
