@@ -86,16 +86,10 @@ pub fn rollout_checks(config: &ModelConfig, block: usize) -> Vec<RolloutCheck> {
             // The paper's self-healing test: on the 4x grid, a centred block is zeroed
             // after each of the first half of the steps, then the rule may repair it.
             let side = block.min(h4).min(w4).max(1);
-            let (first, last) = (1, 2 * c.steps);
-            let damage = Damage::centred(side, side, first, last, h4, w4).expect("the block fits");
             vec![
                 training,
                 plain("4x grid, 4x steps", h4, w4, s4),
-                RolloutCheck {
-                    damage: Some(damage),
-                    note: format!("{side}x{side} block zeroed after steps {first}..={last}"),
-                    ..plain("healing", h4, w4, s4)
-                },
+                damaged(plain("healing", h4, w4, s4), side, 1, 2 * c.steps),
             ]
         }
         TaskKind::Gol => {
@@ -108,20 +102,25 @@ pub fn rollout_checks(config: &ModelConfig, block: usize) -> Vec<RolloutCheck> {
         TaskKind::Pattern | TaskKind::Lizard => {
             // Grown first, then damaged: regrowth on the training grid.
             let side = block.min(c.height / 2).min(c.width / 2).max(1);
-            let (first, last) = (c.steps, 2 * c.steps);
-            let damage = Damage::centred(side, side, first, last, c.height, c.width)
-                .expect("the block fits");
+            let regrowth = plain("regrowth after damage", c.height, c.width, s4);
             vec![
                 training,
                 plain("2x grid", 2 * c.height, 2 * c.width, c.steps),
-                RolloutCheck {
-                    damage: Some(damage),
-                    note: format!("{side}x{side} block zeroed after steps {first}..={last}"),
-                    ..plain("regrowth after damage", c.height, c.width, s4)
-                },
+                damaged(regrowth, side, c.steps, 2 * c.steps),
             ]
         }
         TaskKind::ColoredG => vec![training],
+    }
+}
+
+/// `check` with a centred `side` x `side` block zeroed after steps `first..=last`.
+fn damaged(check: RolloutCheck, side: usize, first: usize, last: usize) -> RolloutCheck {
+    let damage = Damage::centred(side, side, first, last, check.height, check.width)
+        .expect("the block fits the grid");
+    RolloutCheck {
+        damage: Some(damage),
+        note: format!("{side}x{side} block zeroed after steps {first}..={last}"),
+        ..check
     }
 }
 
