@@ -289,3 +289,53 @@ fn completions_are_printed_for_each_shell() {
         assert!(script.contains("presets"), "{shell}: {script}");
     }
 }
+
+/// `LOGICARS_COMPUTE_TIME` names a file that receives the time spent in epochs (or
+/// rollouts), which the build pipeline's benchmarks compare; the output is unchanged.
+#[test]
+fn compute_time_is_written_where_the_environment_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.json");
+    let timing = dir.path().join("train-time.json");
+    let train = |env: Option<&Path>| {
+        let mut cmd = logicars();
+        cmd.args(["train", "checkerboard", "--small", "--epochs", "5", "--save"])
+            .arg(&model);
+        if let Some(path) = env {
+            cmd.env("LOGICARS_COMPUTE_TIME", path);
+        }
+        let out = cmd.assert().success().get_output().stdout.clone();
+        String::from_utf8(out).unwrap()
+    };
+    let plain = train(None);
+    assert!(!timing.exists());
+    let timed = train(Some(&timing));
+    let without_wall = |s: &str| s.lines().filter(|l| !l.starts_with("wall time:")).count();
+    assert_eq!(without_wall(&plain), without_wall(&timed));
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&timing).unwrap()).unwrap();
+    assert_eq!(record["command"], "train");
+    assert_eq!(record["units"], 5);
+    assert_eq!(record["unit"], "epoch");
+    let compute_s = record["compute_s"].as_f64().unwrap();
+    let wall_s: f64 = timed
+        .lines()
+        .find_map(|l| l.strip_prefix("wall time:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .unwrap();
+    assert!(compute_s > 0.0 && compute_s <= wall_s + 0.01, "{compute_s} vs {wall_s}");
+
+    let timing = dir.path().join("eval-time.json");
+    logicars()
+        .args(["eval", "--steps", "7", "--model"])
+        .arg(&model)
+        .env("LOGICARS_COMPUTE_TIME", &timing)
+        .assert()
+        .success();
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&timing).unwrap()).unwrap();
+    assert_eq!(record["command"], "eval");
+    assert_eq!(record["units"], 7);
+    assert!(record["compute_s"].as_f64().unwrap() > 0.0);
+}

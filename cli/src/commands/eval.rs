@@ -1,6 +1,7 @@
 //! `logicars eval`: run a saved model and score it.
 
 use std::path::PathBuf;
+use std::time::Instant;
 
 use anyhow::{bail, Result};
 use clap::Args;
@@ -14,6 +15,7 @@ use logicars::train::{evaluate, Evaluation, Rollout, SoftLoss};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use super::compute_time;
 use super::progress::steps_bar;
 use super::{ensure_memory, parse_size, thread_pool};
 
@@ -82,8 +84,10 @@ pub fn run(args: EvalArgs) -> Result<()> {
     } else {
         SoftLoss::Skip
     };
+    let start = Instant::now();
     let metrics =
         pool.install(|| evaluate_showing_steps(&model, &init, steps, masks.as_ref(), soft));
+    let compute_s = start.elapsed().as_secs_f64();
     let soft_loss = metrics
         .soft_loss
         .map(|loss| format!("soft_loss={loss:.4}, "))
@@ -97,7 +101,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
         metrics.hard_loss,
         metrics.accuracy * 100.0
     );
-    Ok(())
+    compute_time::report("eval", compute_s, steps, "step")
 }
 
 /// [`evaluate`] with a bar of its rollouts' steps on stderr (drawn only on a terminal).

@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod check;
 pub mod completions;
+pub mod compute_time;
 pub mod eval;
 pub mod export;
 pub mod outputs;

@@ -16,6 +16,7 @@ use super::checkpoint::save_checkpoint;
 use super::configure::{check_run_outputs, configure, ensure_training_fits, outputs, run_files};
 use super::stop::StopRequest;
 use super::TrainArgs;
+use crate::commands::compute_time::{self, ComputeClock};
 use crate::commands::progress::Progress;
 
 /// How often a running session writes its checkpoint.
@@ -132,7 +133,11 @@ impl Session {
             last: Instant::now(),
         };
         let mut failure = None;
+        // Epochs only: the clock stops while an epoch's log line or checkpoint is written.
+        let mut clock = ComputeClock::default();
+        clock.resume();
         let (trainer, _, diverged) = train::run(trainer, |trainer, m| {
+            clock.pause();
             history.push(*m);
             let mut step = progress.record(m);
             if step.is_ok() && m.epoch < epochs && schedule.due(m.epoch) {
@@ -144,9 +149,13 @@ impl Session {
                     ControlFlow::Break(())
                 }
                 (Ok(()), Some(_)) => ControlFlow::Break(()),
-                (Ok(()), None) => ControlFlow::Continue(()),
+                (Ok(()), None) => {
+                    clock.resume();
+                    ControlFlow::Continue(())
+                }
             }
         });
+        clock.pause();
         let wall = progress.elapsed_s();
         progress.finish();
         let ran = history.len() - resumed_at;
@@ -159,7 +168,10 @@ impl Session {
             (Some(e), _, _) => Err(e),
             (None, Some(e), _) => end.diverged(&e),
             (None, None, Some(code)) if trainer.epochs_done() < epochs => end.interrupted(code),
-            (None, None, _) => end.finished(wall, ran),
+            (None, None, _) => {
+                end.finished(wall, ran)?;
+                compute_time::report("train", clock.seconds(), ran, "epoch")
+            }
         }
     }
 }
