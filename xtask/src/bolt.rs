@@ -13,7 +13,7 @@ use crate::builder::{build, install, remove_stale, tail, BuildSpec};
 use crate::runner::{run_workloads, ProcessRunner};
 use crate::tools::ToolFinder;
 use crate::workloads::WorkloadSet;
-use crate::{paths, pgo};
+use crate::{dry_run, paths, pgo};
 
 /// The optimization flags; `--bolt-flags` replaces them.
 pub const DEFAULT_FLAGS: &str =
@@ -87,6 +87,7 @@ pub fn make(workloads: &Path, with_pgo: bool, flags: &[String]) -> Result<PathBu
     let bolt = tools.find_llvm("llvm-bolt")?;
     let merge = tools.find_llvm("merge-fdata")?;
     let set = WorkloadSet::load(workloads)?;
+    dry_run::check(&set)?;
     let base = base_binary(workloads, with_pgo)?;
 
     let dir = paths::bolt_dir().join(if with_pgo { "pgo-bolt" } else { "bolt" });
@@ -151,6 +152,7 @@ pub fn make_with_perf(workloads: &Path, with_pgo: bool, flags: &[String]) -> Res
     let perf2bolt = tools.find_llvm("perf2bolt")?;
     let perf = tools.find_any("perf")?;
     let set = WorkloadSet::load(workloads)?;
+    dry_run::check(&set)?;
     let base = base_binary(workloads, with_pgo)?;
     let dir = paths::bolt_dir().join("perf");
     std::fs::create_dir_all(&dir)?;

@@ -4,9 +4,12 @@ mod assets;
 mod bolt;
 mod builder;
 mod clean;
+mod compare;
 mod doctor;
+mod dry_run;
 mod export;
 mod flamegraph;
+mod history;
 mod machine;
 mod paths;
 mod pgo;
@@ -43,8 +46,11 @@ enum Command {
     Pgo(pgo::PgoArgs),
     /// BOLT-optimized build: target/optimized/logicars-bolt (or -pgo-bolt).
     Bolt(bolt::BoltArgs),
-    /// Measure the variants side by side; write results/<name>.md and .json.
+    /// Measure the variants side by side until their differences are known; write
+    /// results/<name>.{md,json,svg}, hyperfine-style exports and a history row.
     Report(report::ReportArgs),
+    /// Compare two reports of results/history.csv; exit code 3 on a slowdown.
+    Compare(compare::CompareArgs),
     /// Profile one workload with perf; write results/flamegraph.svg.
     Flamegraph(flamegraph::FlamegraphArgs),
     /// Remove what the pipeline made under target/.
@@ -53,8 +59,15 @@ enum Command {
     Assets(assets::AssetsArgs),
 }
 
+/// The exit code of `compare` when a variant got slower past its threshold (errors exit 1).
+const SLOWER: u8 = 3;
+
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
+        Command::Compare(args) => match compare::run(args) {
+            Ok(compare::Verdict::Slower) => return ExitCode::from(SLOWER),
+            other => other.map(|_| ()),
+        },
         Command::Doctor => doctor::run(),
         Command::Assets(args) => assets::run(args),
         Command::Setup => setup::run(),

@@ -8,10 +8,10 @@ use clap::Args;
 use sha2::{Digest, Sha256};
 
 use crate::builder::{build, install, remove_stale, tail, BuildSpec};
-use crate::paths;
 use crate::runner::{run_workloads, ProcessRunner};
 use crate::tools::ToolFinder;
 use crate::workloads::WorkloadSet;
+use crate::{dry_run, paths};
 
 #[derive(Debug, Args)]
 pub struct PgoArgs {
@@ -77,6 +77,7 @@ pub fn collect_profile(workloads: &Path, native: bool) -> Result<PathBuf> {
     let tools = ToolFinder::from_env()?;
     let profdata = tools.find_llvm("llvm-profdata")?;
     let set = WorkloadSet::load(workloads)?;
+    dry_run::check(&set)?;
     let raw = paths::pgo_dir().join("raw");
     if raw.exists() {
         std::fs::remove_dir_all(&raw).with_context(|| format!("clearing {}", raw.display()))?;

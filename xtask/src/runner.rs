@@ -15,6 +15,8 @@ pub struct Invocation {
     pub args: Vec<String>,
     pub cwd: PathBuf,
     pub env: Vec<(String, String)>,
+    /// Cores the process may run on (empty: wherever the system puts it).
+    pub cpus: Vec<usize>,
 }
 
 /// What one run measured.
@@ -27,6 +29,8 @@ pub struct Measurement {
     pub exit_code: i32,
     pub stdout: String,
     pub stderr: String,
+    /// The time the program says it computed (`LOGICARS_COMPUTE_TIME`), if it said.
+    pub compute_s: Option<f64>,
 }
 
 /// Runs programs. Behind a trait so tests can measure without processes.
@@ -44,8 +48,10 @@ impl Runner for ProcessRunner {
         // Files, not pipes: a chatty child can never block on a full pipe.
         let stdout_file = tempfile::tempfile()?;
         let stderr_file = tempfile::tempfile()?;
+        let mut command = Command::new(&inv.program);
+        pin(&mut command, &inv.cpus);
         let start = Instant::now();
-        let child = Command::new(&inv.program)
+        let child = command
             .args(&inv.args)
             .current_dir(&inv.cwd)
             .envs(inv.env.iter().map(|(k, v)| (k, v)))
@@ -71,8 +77,71 @@ impl Runner for ProcessRunner {
             exit_code,
             stdout: read_all(stdout_file)?,
             stderr: read_all(stderr_file)?,
+            compute_s: None,
         })
     }
+}
+
+/// Restricts the child to `cpus` before it starts (no-op for an empty list).
+fn pin(command: &mut Command, cpus: &[usize]) {
+    use std::os::unix::process::CommandExt;
+    if cpus.is_empty() {
+        return;
+    }
+    // SAFETY: cpu_set_t is plain data; CPU_ZERO/CPU_SET only write inside it.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &cpu in cpus {
+        // SAFETY: as above; `cpu` is below CPU_SETSIZE (checked by `parse_cpus`).
+        unsafe { libc::CPU_SET(cpu, &mut set) };
+    }
+    // SAFETY: the closure runs between fork and exec and only makes one system call.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+}
+
+/// The cores this process may run on, lowest first.
+pub fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: cpu_set_t is plain data that sched_getaffinity fills in.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: the pointer and size describe `set`.
+    let ok =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    if ok != 0 {
+        return Vec::new();
+    }
+    (0..libc::CPU_SETSIZE as usize)
+        // SAFETY: `cpu` is below CPU_SETSIZE.
+        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+        .collect()
+}
+
+/// Parses a core list such as `0,2-3` (sorted, without repeats).
+pub fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
+    let mut cpus = Vec::new();
+    for part in text.split(',').map(str::trim) {
+        let bad = || format!("expected core numbers such as 0,2-3, got '{part}'");
+        let (from, to) = match part.split_once('-') {
+            Some((a, b)) => (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?),
+            None => {
+                let n: usize = part.parse().map_err(|_| bad())?;
+                (n, n)
+            }
+        };
+        if from > to || to >= libc::CPU_SETSIZE as usize {
+            return Err(bad());
+        }
+        cpus.extend(from..=to);
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    Ok(cpus)
 }
 
 fn wait4(pid: libc::pid_t) -> Result<(libc::c_int, libc::rusage)> {
@@ -130,6 +199,7 @@ pub fn run_workloads(
             args: w.args_in(scratch),
             cwd: scratch.to_path_buf(),
             env: env.to_vec(),
+            cpus: Vec::new(),
         };
         run_checked(runner, &inv, &format!("workload '{}'", w.name))?;
     }
@@ -148,6 +218,7 @@ mod tests {
             args: vec!["-c".into(), "echo out; echo err >&2; exit 3".into()],
             cwd: dir.path().into(),
             env: vec![],
+            cpus: vec![],
         };
         let m = ProcessRunner.run(&inv).unwrap();
         assert_eq!(m.exit_code, 3);
@@ -161,5 +232,35 @@ mod tests {
             err.contains("exited with code 3") && err.contains("err"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_pinned_process_runs_on_the_named_core_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = allowed_cpus()[0];
+        let inv = Invocation {
+            program: "/bin/sh".into(),
+            args: vec![
+                "-c".into(),
+                "grep Cpus_allowed_list /proc/self/status".into(),
+            ],
+            cwd: dir.path().into(),
+            env: vec![],
+            cpus: vec![first],
+        };
+        let m = ProcessRunner.run(&inv).unwrap();
+        assert_eq!(
+            m.stdout.split_whitespace().last(),
+            Some(first.to_string().as_str())
+        );
+    }
+
+    #[test]
+    fn core_lists_parse_like_taskset() {
+        assert_eq!(parse_cpus("0,2-3").unwrap(), [0, 2, 3]);
+        assert_eq!(parse_cpus("3,1,1").unwrap(), [1, 3]);
+        for bad in ["", "a", "3-1", "0-", "99999"] {
+            assert!(parse_cpus(bad).is_err(), "{bad}");
+        }
     }
 }

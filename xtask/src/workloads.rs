@@ -5,7 +5,9 @@
 //! name = "checkerboard-small"
 //! args = ["train", "checkerboard", "--small", "--epochs", "60", "--save", "{scratch}/small.json"]
 //! ```
-//! `{scratch}` becomes the folder the workloads run in.
+//! `{scratch}` becomes the folder the workloads run in. An optional `count` gives the
+//! arguments of a short form of the workload that `report` runs under cachegrind to count
+//! instructions (keep it to a second or two of normal running, with `--threads 1`).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -19,20 +21,29 @@ pub struct Workload {
     pub name: String,
     /// Arguments of the `logicars` binary.
     pub args: Vec<String>,
+    /// Arguments of the short form whose instructions are counted.
+    #[serde(default)]
+    pub count: Option<Vec<String>>,
 }
 
 impl Workload {
     pub fn args_in(&self, scratch: &Path) -> Vec<String> {
-        let dir = scratch.to_string_lossy();
-        self.args
-            .iter()
-            .map(|a| a.replace("{scratch}", &dir))
-            .collect()
+        fill_in(&self.args, scratch)
+    }
+
+    /// The counted short form's arguments, if the workload has one.
+    pub fn count_args_in(&self, scratch: &Path) -> Option<Vec<String>> {
+        self.count.as_ref().map(|args| fill_in(args, scratch))
     }
 
     pub fn command_line(&self) -> String {
         format!("logicars {}", self.args.join(" "))
     }
+}
+
+fn fill_in(args: &[String], scratch: &Path) -> Vec<String> {
+    let dir = scratch.to_string_lossy();
+    args.iter().map(|a| a.replace("{scratch}", &dir)).collect()
 }
 
 #[derive(Debug, Deserialize)]
@@ -78,6 +89,12 @@ impl WorkloadSet {
             }
             if let Some(j) = w.args.iter().position(|a| a.is_empty()) {
                 bail!("{}[{j}]: empty argument", at(i, "args"));
+            }
+            if w.count.as_ref().is_some_and(Vec::is_empty) {
+                bail!(
+                    "{}: must not be empty (leave it out to count nothing)",
+                    at(i, "count")
+                );
             }
         }
         Ok(WorkloadSet {

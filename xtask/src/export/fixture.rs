@@ -2,7 +2,11 @@
 //! xtask` rewrites the snapshot files; review the diff before committing.
 
 use crate::machine::Machine;
-use crate::report::summary::{summary, workload_report, Report, Samples};
+use crate::report::counts::Counts;
+use crate::report::measure::{Measured, Metric, Plan, Stop};
+use crate::report::summary::{
+    summary, workload_report, Entrants, Report, Samples, Settings, WorkloadReport,
+};
 use crate::runner::Measurement;
 
 fn run(wall_s: f64) -> Measurement {
@@ -14,44 +18,28 @@ fn run(wall_s: f64) -> Measurement {
         exit_code: 0,
         stdout: String::new(),
         stderr: String::new(),
+        compute_s: Some(wall_s - 0.05),
     }
 }
 
+/// Three variants, two workloads, four rounds with fixed noise.
 pub fn fixed_report() -> Report {
-    let variants: Vec<String> = vec!["cargo-default".into(), "release".into(), "pgo".into()];
-    let samples = |base: f64| -> Vec<Samples> {
-        [1.0, 0.9, 0.8]
-            .iter()
-            .map(|f| Samples {
-                runs: [0.0, 0.01, -0.01, 0.02]
-                    .iter()
-                    .map(|d| run(base * f + d))
-                    .collect(),
-            })
-            .collect()
-    };
+    let variants: Vec<String> = vec!["release".into(), "cargo-default".into(), "pgo".into()];
     let workloads = vec![
-        workload_report(
-            "train",
-            "logicars train checkerboard --epochs 60",
-            &variants,
-            0,
-            &samples(1.5),
-        ),
-        workload_report(
-            "eval",
-            "logicars eval --model m.json",
-            &variants,
-            0,
-            &samples(0.3),
-        ),
+        fixed_workload(&variants, "train", "train checkerboard --epochs 60", 1.5),
+        fixed_workload(&variants, "eval", "eval --model m.json", 0.3),
     ];
+    let plan = Plan {
+        min_rounds: 4,
+        max_rounds: 100,
+        warmup: 1,
+        precision: 0.02,
+        budget_s: 600.0,
+        cpus: vec![0, 1],
+    };
     Report {
         name: "fixture".into(),
-        workload_file: "profiles/benchmark.toml".into(),
-        baseline: "cargo-default".into(),
-        runs: 4,
-        warmup: 1,
+        settings: Settings::new("profiles/benchmark.toml".into(), "release".into(), &plan),
         machine: Machine {
             cpu: "Test CPU".into(),
             cores: 2,
@@ -64,6 +52,42 @@ pub fn fixed_report() -> Report {
         summary: summary(&variants, &workloads),
         workloads,
     }
+}
+
+/// Variant i runs `base * [1.0, 1.1, 0.9][i]` seconds, give or take 2%.
+fn fixed_workload(variants: &[String], name: &str, args: &str, base: f64) -> WorkloadReport {
+    let measured = Measured {
+        samples: [1.0, 1.1, 0.9]
+            .iter()
+            .map(|f| Samples {
+                runs: [0.0, 0.01, -0.01, 0.02]
+                    .iter()
+                    .map(|d| run(base * f + d * f))
+                    .collect(),
+            })
+            .collect(),
+        metric: Metric::Compute,
+        stop: Stop::Precise,
+    };
+    let commands: Vec<String> = variants
+        .iter()
+        .map(|v| format!("target/optimized/logicars-{v} {args}"))
+        .collect();
+    let counts: Vec<Option<Counts>> = (0..3u64)
+        .map(|i| {
+            Some(Counts {
+                instructions: 1_000_000 - 10_000 * i,
+                d1_misses: 2_000 + i,
+                ll_misses: 300,
+            })
+        })
+        .collect();
+    let entrants = Entrants {
+        variants,
+        commands: &commands,
+        counts: &counts,
+    };
+    workload_report(name, &format!("logicars {args}"), &entrants, &measured)
 }
 
 /// Compares `actual` with the insta snapshot `tests/snapshots/<name>.snap`

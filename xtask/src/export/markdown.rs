@@ -2,22 +2,38 @@
 
 use std::fmt::Write;
 
+use crate::export::label;
 use crate::report::summary::{Report, VariantStats, WorkloadReport};
 
 pub fn render(report: &Report) -> String {
     let mut md = String::new();
     let w = &mut md;
+    let st = &report.settings;
+    let cpus = if st.cpus.is_empty() {
+        "not pinned".to_string()
+    } else {
+        format!("pinned to cores {:?}", st.cpus)
+    };
     let _ = writeln!(w, "# Benchmark report: {}\n", report.name);
     let _ = writeln!(
         w,
-        "Variants run side by side on `{}`: {} timed runs each after {} warm-up run(s), \
-         interleaved (A B C A B C ...) so drift hits all alike. Baseline: `{}`. *Relative* is \
-         mean time over the baseline's (below 1.00 is faster, ± propagated from both standard \
-         deviations); *speedup* is the baseline's median over the variant's, with a bootstrap \
-         95% interval. All variants produced the same training results.\n",
-        report.workload_file, report.runs, report.warmup, report.baseline
+        "Variants run side by side on `{}`, {cpus}: {} warm-up round(s), then rounds that run \
+         every variant once (the order rotating each round) until every speedup's 95% interval \
+         is within ±{:.1}% ({}..{} rounds, {:.0} s budget in all). *Speedup* is the \
+         baseline's time over the variant's, paired by round (geometric mean, Student-t 95% \
+         interval), on the program's own compute time where it reports one; *detectable* is \
+         the smallest speedup those rounds find 4 times in 5. Wall-time tables are \
+         hyperfine's. Baseline: `{}`. All variants produced the same training results.\n",
+        st.workload_file,
+        st.warmup,
+        100.0 * st.precision,
+        st.min_rounds,
+        st.max_rounds,
+        st.budget_s,
+        st.baseline
     );
     summary(w, report);
+    precision(w, report);
     for workload in &report.workloads {
         workload_tables(w, workload);
     }
@@ -28,8 +44,8 @@ pub fn render(report: &Report) -> String {
 fn summary(w: &mut String, report: &Report) {
     let _ = writeln!(
         w,
-        "## Summary: speedup over `{}` (median times)\n",
-        report.baseline
+        "## Summary: speedup over `{}`\n",
+        report.settings.baseline
     );
     let _ = write!(w, "| Variant | Geometric mean |");
     for wl in &report.workloads {
@@ -40,34 +56,72 @@ fn summary(w: &mut String, report: &Report) {
         let _ = write!(w, "---:|");
     }
     let _ = writeln!(w);
-    for row in &report.summary {
+    for (i, row) in report.summary.iter().enumerate() {
         let _ = write!(w, "| `{}` | {:.3} |", row.variant, row.geomean_speedup);
-        for s in &row.speedups {
-            let _ = write!(w, " {s:.3} |");
+        for wl in &report.workloads {
+            let r = &wl.results[i];
+            let _ = write!(w, " {} |", speedup(r));
         }
         let _ = writeln!(w);
     }
     let _ = writeln!(w);
 }
 
-fn workload_tables(w: &mut String, workload: &WorkloadReport) {
-    let _ = writeln!(w, "## {}\n\n`{}`\n", workload.name, workload.command);
-    let _ = writeln!(w, "| Command | Mean [s] | Min [s] | Max [s] | Relative |");
-    let _ = writeln!(w, "|:---|---:|---:|---:|---:|");
-    for r in &workload.results {
+fn precision(w: &mut String, report: &Report) {
+    let _ = writeln!(w, "## Precision\n");
+    let _ = writeln!(w, "| Workload | Compared time | Rounds | Stopped | Widest interval | Smallest detectable speedup |");
+    let _ = writeln!(w, "|:---|:---|---:|:---|---:|---:|");
+    for wl in &report.workloads {
+        let others = &wl.results[1..];
+        let widest = others
+            .iter()
+            .map(|r| (r.speedup_ci95.1 / r.speedup - 1.0).max(1.0 - r.speedup_ci95.0 / r.speedup))
+            .fold(0.0, f64::max);
+        let detectable = others
+            .iter()
+            .filter_map(|r| r.detectable)
+            .fold(0.0, f64::max);
         let _ = writeln!(
             w,
-            "| `{}` | {} | {:.3} | {:.3} | {} |",
-            r.command,
-            plus_minus(r.mean, r.stddev, 3),
-            r.min,
-            r.max,
-            plus_minus(r.relative, r.relative_stddev, 2)
+            "| {} | {} | {} | {} | ±{:.2}% | {:.2}% |",
+            wl.name,
+            label(&wl.metric),
+            wl.rounds,
+            label(&wl.stop),
+            100.0 * widest,
+            100.0 * detectable
         );
     }
     let _ = writeln!(w);
-    let _ = writeln!(w, "| Variant | Median [s] | User [s] | System [s] | Peak RSS [MB] | Speedup (95% CI) | Outliers |");
-    let _ = writeln!(w, "|:---|---:|---:|---:|---:|---:|---:|");
+}
+
+fn speedup(r: &VariantStats) -> String {
+    format!(
+        "{:.3} ({:.3}–{:.3})",
+        r.speedup, r.speedup_ci95.0, r.speedup_ci95.1
+    )
+}
+
+fn workload_tables(w: &mut String, workload: &WorkloadReport) {
+    let _ = writeln!(w, "## {}\n\n`{}`\n", workload.name, workload.command);
+    let _ = writeln!(w, "| Command | Mean [s] | Min [s] | Max [s] |");
+    let _ = writeln!(w, "|:---|---:|---:|---:|");
+    for r in &workload.results {
+        let _ = writeln!(
+            w,
+            "| `{}` | {} | {:.3} | {:.3} |",
+            r.variant,
+            plus_minus(r.mean, r.stddev, 3),
+            r.min,
+            r.max,
+        );
+    }
+    let _ = writeln!(w);
+    let _ = writeln!(w, "| Variant | Median {} [s] | Median wall [s] | User [s] | System [s] | Peak RSS [MB] | Speedup (95% CI) | Detectable | Instructions | D1 misses | LL misses |", label(&workload.metric));
+    let _ = writeln!(
+        w,
+        "|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
     for r in &workload.results {
         details(w, r);
     }
@@ -75,18 +129,26 @@ fn workload_tables(w: &mut String, workload: &WorkloadReport) {
 }
 
 fn details(w: &mut String, r: &VariantStats) {
+    let count = |f: fn(&crate::report::counts::Counts) -> u64| {
+        r.counts
+            .as_ref()
+            .map_or("–".to_string(), |c| f(c).to_string())
+    };
     let _ = writeln!(
         w,
-        "| `{}` | {:.3} | {:.3} | {:.3} | {:.1} | {:.3} ({:.3}–{:.3}) | {} |",
+        "| `{}` | {:.4} | {:.3} | {:.3} | {:.3} | {:.1} | {} | {} | {} | {} | {} |",
         r.variant,
+        r.metric_median,
         r.median,
         r.user,
         r.system,
         r.max_rss_kb as f64 / 1024.0,
-        r.speedup,
-        r.speedup_ci95.0,
-        r.speedup_ci95.1,
-        r.outliers
+        speedup(r),
+        r.detectable
+            .map_or("–".to_string(), |d| format!("{:.2}%", 100.0 * d)),
+        count(|c| c.instructions),
+        count(|c| c.d1_misses),
+        count(|c| c.ll_misses),
     );
 }
 

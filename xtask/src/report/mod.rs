@@ -1,5 +1,7 @@
-//! `cargo xtask report`: build the variants, measure them side by side, write tables.
+//! `cargo xtask report`: build the variants, measure them side by side until their
+//! differences are known, count their instructions, write the report and its history.
 
+pub mod counts;
 pub mod measure;
 pub mod summary;
 pub mod variants;
@@ -9,11 +11,15 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
+use crate::history;
 use crate::machine::Machine;
-use crate::runner::ProcessRunner;
-use crate::workloads::WorkloadSet;
-use crate::{export, paths};
-use measure::{measure, Contestant};
+use crate::runner::{allowed_cpus, parse_cpus, ProcessRunner};
+use crate::tools::ToolFinder;
+use crate::workloads::{Workload, WorkloadSet};
+use crate::{dry_run, export, paths};
+use counts::Counts;
+use measure::{measure, Contestant, Measured, Plan};
+use summary::{Entrants, Report, Settings};
 use variants::Variant;
 
 #[derive(Debug, Args)]
@@ -22,52 +28,118 @@ pub struct ReportArgs {
     #[arg(long, value_delimiter = ',')]
     pub variants: Vec<Variant>,
     /// The variant others are compared with.
-    #[arg(long, default_value = "cargo-default")]
+    #[arg(long, default_value = "release")]
     pub baseline: Variant,
-    /// Timed runs per variant and workload (at least 2).
-    #[arg(long, default_value_t = 10)]
-    pub runs: usize,
-    /// Untimed runs before them.
+    /// Timed rounds per workload at least (each round runs every variant once).
+    #[arg(long, default_value_t = 5)]
+    pub min_rounds: usize,
+    /// Timed rounds per workload at most.
+    #[arg(long, default_value_t = 200)]
+    pub max_rounds: usize,
+    /// Untimed rounds before them.
     #[arg(long, default_value_t = 1)]
     pub warmup: usize,
+    /// Stop a workload once every speedup's 95% interval is within this relative
+    /// half-width (0.02: +-2%).
+    #[arg(long, default_value_t = 0.02)]
+    pub precision: f64,
+    /// Time the measurement may take in all (e.g. 90s, 30m, 1h 30m); each workload gets an
+    /// even share of what is left when it starts.
+    #[arg(long, default_value = "30m", value_parser = parse_budget)]
+    pub budget: f64,
+    /// Cores every run is pinned to, e.g. 0-1 [default: every core this process may use].
+    #[arg(long, value_parser = parse_cpus)]
+    pub cpus: Option<Vec<usize>>,
+    /// Skip the instruction counts (cachegrind) [default: count where a workload has a
+    /// `count` form].
+    #[arg(long)]
+    pub no_counts: bool,
     /// The benchmark set.
     #[arg(long, default_value = "profiles/benchmark.toml")]
     pub workloads: PathBuf,
     /// Workload file used to train PGO/BOLT profiles when a variant must be built.
     #[arg(long, default_value = "profiles/training.toml")]
     pub training: PathBuf,
-    /// Report name: writes <out-dir>/<name>.md and <out-dir>/<name>.json.
+    /// Report name: writes <out-dir>/<name>.{md,json,svg} and <out-dir>/<name>/<workload>.{json,csv}.
     #[arg(long, default_value = "report")]
     pub name: String,
-    /// Folder of the report files.
+    /// Folder of the report files and of history.csv.
     #[arg(long, default_value = "results")]
     pub out_dir: PathBuf,
 }
 
+/// Parses a duration such as `90s`, `30m` or `1h 30m` into seconds.
+fn parse_budget(text: &str) -> Result<f64, String> {
+    let d: jiff::SignedDuration = text
+        .parse()
+        .map_err(|e| format!("expected a duration such as 90s, 30m or 1h 30m: {e}"))?;
+    if d.is_negative() || d.is_zero() {
+        return Err("the budget must be positive".into());
+    }
+    Ok(d.as_secs_f64())
+}
+
 pub fn run(args: ReportArgs) -> Result<()> {
-    if args.runs < 2 {
-        bail!("--runs must be at least 2 (a standard deviation needs two samples)");
+    if args.min_rounds < 2 || args.max_rounds < args.min_rounds {
+        bail!("need 2 <= --min-rounds <= --max-rounds (a spread needs two rounds)");
+    }
+    if !(args.precision > 0.0 && args.precision < 1.0) {
+        bail!("--precision must be between 0 and 1, e.g. 0.02 for +-2%");
     }
     let variants = baseline_first(&args.variants, args.baseline);
     let set = WorkloadSet::load(&paths::root().join(&args.workloads))?;
+    let training = paths::root().join(&args.training);
+    dry_run::check(&set)?;
     let machine = Machine::detect()?;
-    let contestants = contestants(&variants, &paths::root().join(&args.training))?;
-    let samples = measure(
-        &mut ProcessRunner,
-        &contestants,
-        &set,
-        args.runs,
-        args.warmup,
-        &paths::scratch("report"),
-    )?;
-    let report = assemble(&args, &variants, &set, &samples, machine);
-    let (md, json) = write_files(&report, &paths::root().join(&args.out_dir))?;
+    let contestants = contestants(&variants, &training)?;
+    let plan = Plan {
+        min_rounds: args.min_rounds,
+        max_rounds: args.max_rounds,
+        warmup: args.warmup,
+        precision: args.precision,
+        budget_s: args.budget,
+        cpus: args.cpus.clone().unwrap_or_else(allowed_cpus),
+    };
+    let scratch = paths::scratch("report");
+    let measured = measure(&mut ProcessRunner, &contestants, &set, &plan, &scratch)?;
+    let counts = if args.no_counts {
+        vec![vec![None; contestants.len()]; set.workloads.len()]
+    } else {
+        count_all(&contestants, &set, &scratch)?
+    };
+    let settings = Settings::new(
+        args.workloads.display().to_string(),
+        args.baseline.name().into(),
+        &plan,
+    );
+    let results: Vec<Results> = set
+        .workloads
+        .iter()
+        .zip(&measured)
+        .zip(&counts)
+        .map(|((workload, measured), counts)| Results {
+            workload,
+            measured,
+            counts,
+        })
+        .collect();
+    let header = (args.name.clone(), settings, machine);
+    let report = assemble(header, &contestants, &results, &scratch);
+    let out_dir = paths::root().join(&args.out_dir);
+    let written = write_files(&report, &out_dir)?;
+    history::append(&out_dir.join("history.csv"), &history::rows_of(&report))?;
+    print_summary(&report);
+    for path in written {
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn print_summary(report: &Report) {
     println!("{:<16} {:>10}", "variant", "speedup");
     for row in &report.summary {
         println!("{:<16} {:>10.3}", row.variant, row.geomean_speedup);
     }
-    println!("wrote {} and {}", md.display(), json.display());
-    Ok(())
 }
 
 /// The variants to measure (all when none are named), the baseline first: the
@@ -96,46 +168,106 @@ fn contestants(variants: &[Variant], training: &Path) -> Result<Vec<Contestant>>
         .collect()
 }
 
-/// The report of `samples[workload][variant]`, relative to the first variant.
-fn assemble(
-    args: &ReportArgs,
-    variants: &[Variant],
+/// `counts[workload][variant]`: cachegrind on each workload's short form, if it has one.
+fn count_all(
+    contestants: &[Contestant],
     set: &WorkloadSet,
-    samples: &[Vec<summary::Samples>],
-    machine: Machine,
-) -> summary::Report {
-    let names: Vec<String> = variants.iter().map(|v| v.name().to_string()).collect();
-    let workloads: Vec<_> = set
-        .workloads
+    scratch: &Path,
+) -> Result<Vec<Vec<Option<Counts>>>> {
+    let counted = set.workloads.iter().any(|w| w.count.is_some());
+    let valgrind = if counted {
+        Some(ToolFinder::from_env()?.find_any("valgrind")?.path)
+    } else {
+        None
+    };
+    set.workloads
         .iter()
-        .zip(samples)
-        .map(|(w, s)| summary::workload_report(&w.name, &w.command_line(), &names, 0, s))
+        .map(|w| {
+            contestants
+                .iter()
+                .map(|c| match (&valgrind, w.count_args_in(scratch)) {
+                    (Some(valgrind), Some(args)) => {
+                        eprintln!("[count] {} of {} under cachegrind", w.name, c.variant);
+                        counts::count(valgrind, &c.binary, &args, scratch).map(Some)
+                    }
+                    _ => Ok(None),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// One workload's measurements and instruction counts, by variant.
+struct Results<'a> {
+    workload: &'a Workload,
+    measured: &'a Measured,
+    counts: &'a [Option<Counts>],
+}
+
+/// The report of every workload's results, relative to the first contestant.
+fn assemble(
+    header: (String, Settings, Machine),
+    contestants: &[Contestant],
+    results: &[Results],
+    scratch: &Path,
+) -> Report {
+    let (name, settings, machine) = header;
+    let names: Vec<String> = contestants.iter().map(|c| c.variant.clone()).collect();
+    let workloads: Vec<_> = results
+        .iter()
+        .map(|r| {
+            let args = r.workload.args_in(scratch).join(" ");
+            let commands: Vec<String> = contestants
+                .iter()
+                .map(|c| format!("{} {args}", c.binary.display()))
+                .collect();
+            let entrants = Entrants {
+                variants: &names,
+                commands: &commands,
+                counts: r.counts,
+            };
+            summary::workload_report(
+                &r.workload.name,
+                &r.workload.command_line(),
+                &entrants,
+                r.measured,
+            )
+        })
         .collect();
-    summary::Report {
-        name: args.name.clone(),
-        workload_file: args.workloads.display().to_string(),
-        baseline: args.baseline.name().into(),
-        runs: args.runs,
-        warmup: args.warmup,
+    Report {
+        name,
+        settings,
         machine,
         summary: summary::summary(&names, &workloads),
         workloads,
     }
 }
 
-/// Writes `<name>.md` and `<name>.json` into `out_dir`, each whole or not at all;
-/// returns their paths.
-fn write_files(report: &summary::Report, out_dir: &Path) -> Result<(PathBuf, PathBuf)> {
-    let md = out_dir.join(format!("{}.md", report.name));
-    let json = out_dir.join(format!("{}.json", report.name));
-    for (path, text) in [
-        (&md, export::markdown::render(report)),
-        (&json, export::json::render(report)),
-    ] {
+/// Writes the report (Markdown, JSON, SVG) and each workload's hyperfine-style JSON and
+/// CSV into `out_dir`, each file whole or not at all; returns their paths.
+fn write_files(report: &Report, out_dir: &Path) -> Result<Vec<PathBuf>> {
+    let at = |ext: &str| out_dir.join(format!("{}.{ext}", report.name));
+    let mut files = vec![
+        (at("md"), export::markdown::render(report)),
+        (at("json"), export::json::render(report)),
+        (at("svg"), export::svg::render(report)?),
+    ];
+    let folder = out_dir.join(&report.name);
+    for w in &report.workloads {
+        files.push((
+            folder.join(format!("{}.json", w.name)),
+            export::hyperfine::json(w),
+        ));
+        files.push((
+            folder.join(format!("{}.csv", w.name)),
+            export::hyperfine::csv(w)?,
+        ));
+    }
+    for (path, text) in &files {
         logicars::io::atomic::write_atomically(path, text.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
     }
-    Ok((md, json))
+    Ok(files.into_iter().map(|(p, _)| p).collect())
 }
 
 #[cfg(test)]
@@ -155,13 +287,36 @@ mod tests {
     }
 
     #[test]
+    fn budgets_read_as_durations() {
+        assert_eq!(parse_budget("90s"), Ok(90.0));
+        assert_eq!(parse_budget("1h 30m"), Ok(5400.0));
+        assert!(parse_budget("0s").is_err());
+        assert!(parse_budget("soon").is_err());
+    }
+
+    #[test]
     fn report_files_are_written_whole_next_to_each_other() {
         let dir = tempfile::tempdir().unwrap();
         let report = crate::export::fixture::fixed_report();
-        let (md, json) = write_files(&report, &dir.path().join("out")).unwrap();
-        assert!(md.ends_with("out/fixture.md") && json.ends_with("out/fixture.json"));
+        let files = write_files(&report, &dir.path().join("out")).unwrap();
+        let names: Vec<String> = files
+            .iter()
+            .map(|p| p.strip_prefix(dir.path()).unwrap().display().to_string())
+            .collect();
         assert_eq!(
-            std::fs::read_to_string(&json).unwrap(),
+            names,
+            [
+                "out/fixture.md",
+                "out/fixture.json",
+                "out/fixture.svg",
+                "out/fixture/train.json",
+                "out/fixture/train.csv",
+                "out/fixture/eval.json",
+                "out/fixture/eval.csv"
+            ]
+        );
+        assert_eq!(
+            std::fs::read_to_string(&files[1]).unwrap(),
             crate::export::json::render(&report)
         );
     }

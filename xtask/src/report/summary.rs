@@ -3,24 +3,25 @@
 use serde::Serialize;
 
 use crate::machine::Machine;
+use crate::report::counts::Counts;
+use crate::report::measure::{times, Measured, Metric, Plan, Stop};
 use crate::runner::Measurement;
-use crate::stats;
+use crate::stats::{self, paired_speedup};
 
-/// Resamples of the bootstrap interval.
+/// Resamples of the bootstrap interval of a median.
 const BOOTSTRAP_RESAMPLES: usize = 2000;
 
-/// Every timed run of one variant on one workload.
+/// Every timed run of one variant on one workload, one per round.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Samples {
     pub runs: Vec<Measurement>,
 }
 
-/// One variant on one workload, in hyperfine's JSON fields plus ours.
+/// One variant on one workload: hyperfine's JSON fields first (wall time of the whole
+/// process, `command` the command line), then ours.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VariantStats {
     pub command: String,
-    pub workload: String,
-    pub variant: String,
     pub mean: f64,
     pub stddev: Option<f64>,
     pub median: f64,
@@ -30,102 +31,171 @@ pub struct VariantStats {
     pub max: f64,
     pub times: Vec<f64>,
     pub exit_codes: Vec<i32>,
+    pub workload: String,
+    pub variant: String,
     pub max_rss_kb: u64,
+    /// Runs whose wall time is an outlier by hyperfine's rule.
     pub outliers: usize,
-    /// Mean time over the baseline's mean time (below 1 is faster).
-    pub relative: f64,
-    pub relative_stddev: Option<f64>,
-    /// Baseline median over this median (above 1 is faster).
+    /// The program's own compute times, one per round, when it reported them.
+    pub compute_times: Option<Vec<f64>>,
+    /// Median of the compared time (compute or wall) and its bootstrap 95% interval.
+    pub metric_median: f64,
+    pub metric_median_ci95: (f64, f64),
+    /// Baseline time over this time, paired by round (above 1 is faster).
     pub speedup: f64,
     pub speedup_ci95: (f64, f64),
+    /// The smallest speedup these rounds would detect (see [`stats::PairedSpeedup`]);
+    /// `None` for the baseline.
+    pub detectable: Option<f64>,
+    /// Instructions and simulated cache misses of the workload's short form.
+    pub counts: Option<Counts>,
+}
+
+impl VariantStats {
+    /// The times `metric` compares, one per round.
+    pub fn metric_times(&self, metric: Metric) -> &[f64] {
+        match metric {
+            Metric::Compute => self.compute_times.as_deref().unwrap_or(&self.times),
+            Metric::Wall => &self.times,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WorkloadReport {
     pub name: String,
+    /// The workload's `logicars` command line.
     pub command: String,
+    /// The time the speedups compare.
+    pub metric: Metric,
+    pub rounds: usize,
+    pub stop: Stop,
     pub results: Vec<VariantStats>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SummaryRow {
     pub variant: String,
-    /// Geometric mean over workloads of the median speedups.
+    /// Geometric mean over workloads of the speedups.
     pub geomean_speedup: f64,
     pub speedups: Vec<f64>,
+}
+
+/// How the report measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Settings {
+    pub workload_file: String,
+    pub baseline: String,
+    pub min_rounds: usize,
+    pub max_rounds: usize,
+    pub warmup: usize,
+    pub precision: f64,
+    pub budget_s: f64,
+    pub cpus: Vec<usize>,
+}
+
+impl Settings {
+    pub fn new(workload_file: String, baseline: String, plan: &Plan) -> Self {
+        Settings {
+            workload_file,
+            baseline,
+            min_rounds: plan.min_rounds,
+            max_rounds: plan.max_rounds,
+            warmup: plan.warmup,
+            precision: plan.precision,
+            budget_s: plan.budget_s,
+            cpus: plan.cpus.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
     pub name: String,
-    pub workload_file: String,
-    pub baseline: String,
-    pub runs: usize,
-    pub warmup: usize,
+    pub settings: Settings,
     pub machine: Machine,
     pub workloads: Vec<WorkloadReport>,
     pub summary: Vec<SummaryRow>,
 }
 
-/// Statistics of `samples[v]` for each variant `v`, relative to `variants[baseline]`.
+/// One workload's variants: names, command lines and instruction counts, by variant.
+pub struct Entrants<'a> {
+    pub variants: &'a [String],
+    pub commands: &'a [String],
+    pub counts: &'a [Option<Counts>],
+}
+
+/// Statistics of each variant's runs, relative to the first variant (the baseline).
 pub fn workload_report(
     name: &str,
     command: &str,
-    variants: &[String],
-    baseline: usize,
-    samples: &[Samples],
+    entrants: &Entrants,
+    measured: &Measured,
 ) -> WorkloadReport {
-    let times = |s: &Samples| s.runs.iter().map(|m| m.wall_s).collect::<Vec<_>>();
-    let base = times(&samples[baseline]);
-    let (base_mean, base_sd) = (stats::mean(&base), stats::stddev(&base));
-    let results = variants
+    let metric = measured.metric;
+    let base = times(&measured.samples[0], metric);
+    let results = measured
+        .samples
         .iter()
-        .zip(samples)
         .enumerate()
-        .map(|(i, (variant, s))| {
-            let t = times(s);
-            let (mean, sd) = (stats::mean(&t), stats::stddev(&t));
-            let (relative, relative_sd) = match (sd, base_sd) {
-                // The baseline against itself is exactly 1, as hyperfine shows it.
-                _ if i == baseline => (1.0, None),
-                (Some(a), Some(b)) => {
-                    let (r, d) = stats::relative(mean, a, base_mean, b);
-                    (r, Some(d))
-                }
-                _ => (mean / base_mean, None),
-            };
-            let user: Vec<f64> = s.runs.iter().map(|m| m.user_s).collect();
-            let system: Vec<f64> = s.runs.iter().map(|m| m.system_s).collect();
-            VariantStats {
-                command: variant.clone(),
-                workload: name.into(),
-                variant: variant.clone(),
-                mean,
-                stddev: sd,
-                median: stats::median(&t),
-                user: stats::mean(&user),
-                system: stats::mean(&system),
-                min: stats::min(&t),
-                max: stats::max(&t),
-                max_rss_kb: s.runs.iter().map(|m| m.max_rss_kb).max().unwrap_or(0),
-                exit_codes: s.runs.iter().map(|m| m.exit_code).collect(),
-                outliers: stats::outliers(&t),
-                relative,
-                relative_stddev: relative_sd,
-                speedup: stats::median(&base) / stats::median(&t),
-                speedup_ci95: stats::bootstrap_speedup_ci(&t, &base, BOOTSTRAP_RESAMPLES, i as u64),
-                times: t,
-            }
+        .map(|(i, s)| {
+            let t = times(s, metric);
+            let paired = (i > 0).then(|| paired_speedup(&t, &base)).flatten();
+            let mut stats = wall_stats(name, s);
+            stats.variant.clone_from(&entrants.variants[i]);
+            stats.command.clone_from(&entrants.commands[i]);
+            stats.metric_median = stats::median(&t);
+            stats.metric_median_ci95 =
+                stats::bootstrap_median_ci(&t, BOOTSTRAP_RESAMPLES, i as u64);
+            stats.speedup = paired.map_or(1.0, |p| p.speedup);
+            stats.speedup_ci95 = paired.map_or((1.0, 1.0), |p| p.ci95);
+            stats.detectable = paired.map(|p| p.detectable);
+            stats.counts = entrants.counts[i];
+            stats
         })
         .collect();
     WorkloadReport {
         name: name.into(),
         command: command.into(),
+        metric,
+        rounds: base.len(),
+        stop: measured.stop,
         results,
     }
 }
 
-/// One row per variant: its median speedups and their geometric mean.
+/// hyperfine's statistics of the wall times; the comparison fields are filled by the caller.
+fn wall_stats(workload: &str, s: &Samples) -> VariantStats {
+    let t: Vec<f64> = s.runs.iter().map(|m| m.wall_s).collect();
+    let user: Vec<f64> = s.runs.iter().map(|m| m.user_s).collect();
+    let system: Vec<f64> = s.runs.iter().map(|m| m.system_s).collect();
+    let compute: Option<Vec<f64>> = s.runs.iter().map(|m| m.compute_s).collect();
+    VariantStats {
+        command: String::new(),
+        mean: stats::mean(&t),
+        stddev: stats::stddev(&t),
+        median: stats::median(&t),
+        user: stats::mean(&user),
+        system: stats::mean(&system),
+        min: stats::min(&t),
+        max: stats::max(&t),
+        exit_codes: s.runs.iter().map(|m| m.exit_code).collect(),
+        workload: workload.into(),
+        variant: String::new(),
+        max_rss_kb: s.runs.iter().map(|m| m.max_rss_kb).max().unwrap_or(0),
+        outliers: stats::outliers(&t),
+        compute_times: compute,
+        metric_median: 0.0,
+        metric_median_ci95: (0.0, 0.0),
+        speedup: 1.0,
+        speedup_ci95: (1.0, 1.0),
+        detectable: None,
+        counts: None,
+        times: t,
+    }
+}
+
+/// One row per variant: its speedups and their geometric mean.
 pub fn summary(variants: &[String], workloads: &[WorkloadReport]) -> Vec<SummaryRow> {
     variants
         .iter()

@@ -1,0 +1,120 @@
+//! The noise-free metric: instructions and simulated cache misses of a short run under
+//! valgrind's cachegrind, the same on a busy machine as on a quiet one.
+//!
+//! valgrind runs the AVX2 kernels (it cannot run AVX-512 and hides it from the program),
+//! and the run is given one thread: idle threads that spin would add a varying count.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+use crate::builder::tail;
+
+/// What cachegrind counted for one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Counts {
+    pub instructions: u64,
+    /// First-level data cache misses (reads and writes).
+    pub d1_misses: u64,
+    /// Last-level cache misses (instructions and data).
+    pub ll_misses: u64,
+}
+
+/// Runs `binary args` under cachegrind in `scratch`.
+pub fn count(valgrind: &Path, binary: &Path, args: &[String], scratch: &Path) -> Result<Counts> {
+    std::fs::create_dir_all(scratch)?;
+    let out_file = scratch.join("cachegrind.out");
+    let mut command = vec![
+        "--tool=cachegrind".to_string(),
+        "--cache-sim=yes".into(),
+        format!("--cachegrind-out-file={}", out_file.display()),
+        binary.display().to_string(),
+    ];
+    command.extend(args.iter().cloned());
+    let out = duct::cmd(valgrind, &command)
+        .dir(scratch)
+        .stdout_null()
+        .stderr_capture()
+        .unchecked()
+        .run()
+        .with_context(|| format!("running {}", valgrind.display()))?;
+    if !out.status.success() {
+        bail!(
+            "cachegrind of {} {} failed:\n{}",
+            binary.display(),
+            args.join(" "),
+            tail(&String::from_utf8_lossy(&out.stderr), 15)
+        );
+    }
+    let text = std::fs::read_to_string(&out_file)
+        .with_context(|| format!("reading {}", out_file.display()))?;
+    parse(&text).with_context(|| format!("reading {}", out_file.display()))
+}
+
+/// The totals of a cachegrind output file: its `events:` names and `summary:` numbers.
+pub fn parse(text: &str) -> Result<Counts> {
+    let field = |prefix: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .map(|rest| rest.split_whitespace().collect::<Vec<_>>())
+            .with_context(|| format!("no '{prefix}' line"))
+    };
+    let (events, summary) = (field("events:")?, field("summary:")?);
+    if events.len() != summary.len() {
+        bail!("{} events but {} totals", events.len(), summary.len());
+    }
+    let value = |name: &str| -> Result<u64> {
+        let i = events
+            .iter()
+            .position(|e| *e == name)
+            .with_context(|| format!("no event {name} (was --cache-sim=yes given?)"))?;
+        summary[i]
+            .parse()
+            .with_context(|| format!("total of {name}: {}", summary[i]))
+    };
+    Ok(Counts {
+        instructions: value("Ir")?,
+        d1_misses: value("D1mr")? + value("D1mw")?,
+        ll_misses: value("ILmr")? + value("DLmr")? + value("DLmw")?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_totals_by_event_name() {
+        let text = "desc: I1 cache: 32768 B, 64 B, 8-way associative\ncmd: ./a\n\
+                    events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\nfl=x.c\n\
+                    summary: 1000 10 5 400 40 4 300 30 3\n";
+        let c = parse(text).unwrap();
+        assert_eq!(
+            c,
+            Counts {
+                instructions: 1000,
+                d1_misses: 70,
+                ll_misses: 12
+            }
+        );
+        let e = format!("{:#}", parse("events: Ir\nsummary: 5\n").unwrap_err());
+        assert!(e.contains("no event D1mr"), "{e}");
+        assert!(parse("events: Ir I1mr\nsummary: 5\n").is_err());
+    }
+
+    /// A real cachegrind run of a tiny program counts instructions, the same each time.
+    #[test]
+    #[ignore = "needs valgrind (cargo xtask setup); CI runs it with --ignored"]
+    fn counts_a_real_run() {
+        let valgrind = which::which("valgrind").expect("valgrind is installed");
+        let dir = tempfile::tempdir().unwrap();
+        let c = count(&valgrind, Path::new("/bin/true"), &[], dir.path()).unwrap();
+        assert!(c.instructions > 10_000, "{c:?}");
+        assert_eq!(
+            count(&valgrind, Path::new("/bin/true"), &[], dir.path()).unwrap(),
+            c,
+            "the same count every time"
+        );
+    }
+}
