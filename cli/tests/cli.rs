@@ -299,8 +299,15 @@ fn compute_time_is_written_where_the_environment_says() {
     let timing = dir.path().join("train-time.json");
     let train = |env: Option<&Path>| {
         let mut cmd = logicars();
-        cmd.args(["train", "checkerboard", "--small", "--epochs", "5", "--save"])
-            .arg(&model);
+        cmd.args([
+            "train",
+            "checkerboard",
+            "--small",
+            "--epochs",
+            "5",
+            "--save",
+        ])
+        .arg(&model);
         if let Some(path) = env {
             cmd.env("LOGICARS_COMPUTE_TIME", path);
         }
@@ -324,7 +331,10 @@ fn compute_time_is_written_where_the_environment_says() {
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|s| s.parse().ok())
         .unwrap();
-    assert!(compute_s > 0.0 && compute_s <= wall_s + 0.01, "{compute_s} vs {wall_s}");
+    assert!(
+        compute_s > 0.0 && compute_s <= wall_s + 0.01,
+        "{compute_s} vs {wall_s}"
+    );
 
     let timing = dir.path().join("eval-time.json");
     logicars()

@@ -10,6 +10,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use crate::builder::{build, install, remove_stale, tail, BuildSpec};
+use crate::manifest::{self, Manifest};
 use crate::runner::{run_workloads, ProcessRunner};
 use crate::tools::ToolFinder;
 use crate::workloads::WorkloadSet;
@@ -29,7 +30,8 @@ pub fn default_flags() -> Vec<String> {
 
 #[derive(Debug, Args)]
 pub struct BoltArgs {
-    /// Apply BOLT on top of the PGO build (collects a fresh PGO profile first) [default: off].
+    /// Apply BOLT on top of the PGO build (reuses the current PGO profile when it was
+    /// collected from this tree and training set) [default: off].
     #[arg(long)]
     pub with_pgo: bool,
     /// Sample with perf and LBR instead of instrumenting (needs hardware branch records)
@@ -60,7 +62,7 @@ pub fn run(args: BoltArgs) -> Result<()> {
     Ok(())
 }
 
-fn stable_path(with_pgo: bool) -> PathBuf {
+pub fn stable_path(with_pgo: bool) -> PathBuf {
     paths::optimized(if with_pgo {
         "logicars-pgo-bolt"
     } else {
@@ -71,12 +73,25 @@ fn stable_path(with_pgo: bool) -> PathBuf {
 /// The binary BOLT starts from: relocations kept, optionally PGO-optimized.
 fn base_binary(workloads: &Path, with_pgo: bool) -> Result<PathBuf> {
     let spec = if with_pgo {
-        let profile = pgo::collect_profile(workloads, false)?;
+        let profile = pgo::current_profile(workloads, false)?;
         BuildSpec::new("pgo-bolt-base", "pgo-use").flags(pgo::use_flags(&profile))
     } else {
         BuildSpec::new("bolt-base", "release")
     };
     Ok(build(&spec.flag("-Clink-args=-Wl,--emit-relocs"))?.binary)
+}
+
+/// What a BOLT binary is built from: the tree, the training workloads, BOLT's flags.
+pub fn binary_manifest(workloads: &Path, with_pgo: bool, flags: &[String]) -> Result<Manifest> {
+    let inputs = vec![
+        (
+            "stage".to_string(),
+            if with_pgo { "pgo-bolt" } else { "bolt" }.to_string(),
+        ),
+        ("training".to_string(), manifest::file_hash(workloads)?),
+        ("bolt-flags".to_string(), flags.join(" ")),
+    ];
+    Manifest::of_tree(&[], inputs)
 }
 
 /// Instrument, run the training workloads, merge, optimize, install.
@@ -140,7 +155,9 @@ pub fn make(workloads: &Path, with_pgo: bool, flags: &[String]) -> Result<PathBu
             tail(&String::from_utf8_lossy(&out.stderr), 15)
         );
     }
-    optimize(&bolt.path, &base, &merged, flags, &stable)
+    optimize(&bolt.path, &base, &merged, flags, &stable)?;
+    manifest::write(&stable, &binary_manifest(workloads, with_pgo, flags)?)?;
+    Ok(stable)
 }
 
 /// `--perf`: sample the base binary with LBR, convert with perf2bolt, optimize.

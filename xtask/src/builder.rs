@@ -45,14 +45,15 @@ impl BuildSpec {
     }
 }
 
-/// What a build produced: the binary and rustc's diagnostics (for counting warnings).
+/// What a build produced: the binary and rustc's diagnostics, as Cargo reported them.
 pub struct Built {
     pub binary: PathBuf,
-    pub stderr: String,
+    /// The text of every compiler message (warnings included).
+    pub messages: Vec<String>,
 }
 
 /// Builds with `--target <host>`, so RUSTFLAGS (instrumentation above all) do not reach
-/// build scripts.
+/// build scripts. Cargo's JSON messages name the binary and carry the diagnostics.
 pub fn build(spec: &BuildSpec) -> Result<Built> {
     let host = host_triple()?;
     let target_dir = paths::build_dir(&spec.variant);
@@ -73,31 +74,76 @@ pub fn build(spec: &BuildSpec) -> Result<Built> {
         "--target",
         &host,
         "--target-dir",
-        &target_dir
+        &target_dir,
+        "--message-format=json"
     )
     .dir(paths::root())
     .env("RUSTFLAGS", &rustflags)
     .env_remove("CARGO_ENCODED_RUSTFLAGS")
+    .stdout_capture()
     .stderr_capture()
-    .stdout_null()
     .unchecked();
     for (k, v) in &spec.env {
         cmd = cmd.env(k, v);
     }
     let out = cmd.run().context("running cargo build")?;
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    if !out.status.success() {
+    let report = read_messages(&out.stdout[..]);
+    if !out.status.success() || !report.success {
         bail!(
-            "cargo build of {} failed:\n{}",
+            "cargo build of {} failed:\n{}{}",
             spec.variant,
-            tail(&stderr, 30)
+            report.errors.join("\n"),
+            tail(&String::from_utf8_lossy(&out.stderr), 30)
         );
     }
-    let binary = target_dir.join(&host).join(&spec.profile).join("logicars");
-    if !binary.is_file() {
-        bail!("cargo build succeeded but {} is missing", binary.display());
+    let binary = report
+        .binary
+        .context("cargo build succeeded but named no logicars executable")?;
+    Ok(Built {
+        binary,
+        messages: report.messages,
+    })
+}
+
+/// What Cargo's JSON messages of one build say.
+#[derive(Debug, Default, PartialEq)]
+pub struct BuildMessages {
+    /// The `logicars` executable, from its `compiler-artifact` message.
+    pub binary: Option<PathBuf>,
+    /// Every compiler message's text.
+    pub messages: Vec<String>,
+    /// The rendered errors.
+    pub errors: Vec<String>,
+    /// From the `build-finished` message.
+    pub success: bool,
+}
+
+pub fn read_messages(json_lines: impl std::io::Read) -> BuildMessages {
+    use cargo_metadata::diagnostic::DiagnosticLevel;
+    use cargo_metadata::Message;
+    let mut found = BuildMessages::default();
+    let reader = std::io::BufReader::new(json_lines);
+    for message in Message::parse_stream(reader).map_while(Result::ok) {
+        match message {
+            Message::CompilerArtifact(a) if a.target.name == "logicars" => {
+                if let Some(exe) = a.executable {
+                    found.binary = Some(exe.into_std_path_buf());
+                }
+            }
+            Message::CompilerMessage(m) => {
+                let d = &m.message;
+                if matches!(d.level, DiagnosticLevel::Error | DiagnosticLevel::Ice) {
+                    found
+                        .errors
+                        .push(d.rendered.clone().unwrap_or_else(|| d.message.clone()));
+                }
+                found.messages.push(d.message.clone());
+            }
+            Message::BuildFinished(f) => found.success = f.success,
+            _ => {}
+        }
     }
-    Ok(Built { binary, stderr })
+    found
 }
 
 /// Copies `from` to the stable path `to` via a temporary file and a rename, after
@@ -126,4 +172,32 @@ pub fn remove_stale(path: &Path) -> Result<()> {
 pub fn tail(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Messages in the shape `cargo build --message-format=json` prints them (trimmed
+    /// to the fields that matter).
+    const MESSAGES: &str = r#"{"reason":"compiler-message","package_id":"path+file:///w/cli#logicars-cli@0.1.0","manifest_path":"/w/cli/Cargo.toml","target":{"kind":["bin"],"crate_types":["bin"],"name":"logicars","src_path":"/w/cli/src/main.rs","edition":"2021","doc":true,"doctest":false,"test":true},"message":{"rendered":"warning: /w/src/lib.rs: no profile data available for function _ZN3foo\n","$message_type":"diagnostic","children":[],"code":null,"level":"warning","message":"/w/src/lib.rs: no profile data available for function _ZN3foo","spans":[]}}
+{"reason":"compiler-artifact","package_id":"path+file:///w/cli#logicars-cli@0.1.0","manifest_path":"/w/cli/Cargo.toml","target":{"kind":["bin"],"crate_types":["bin"],"name":"logicars","src_path":"/w/cli/src/main.rs","edition":"2021","doc":true,"doctest":false,"test":true},"profile":{"opt_level":"3","debuginfo":0,"debug_assertions":false,"overflow_checks":false,"test":false},"features":[],"filenames":["/w/target/x86_64-unknown-linux-gnu/pgo-use/logicars"],"executable":"/w/target/x86_64-unknown-linux-gnu/pgo-use/logicars","fresh":false}
+{"reason":"build-finished","success":true}
+"#;
+
+    #[test]
+    fn reads_the_binary_and_the_warnings_from_cargos_messages() {
+        let m = read_messages(MESSAGES.as_bytes());
+        assert_eq!(
+            m.binary.as_deref(),
+            Some(Path::new(
+                "/w/target/x86_64-unknown-linux-gnu/pgo-use/logicars"
+            ))
+        );
+        assert_eq!(m.messages.len(), 1);
+        assert!(m.messages[0].contains("no profile data available for function"));
+        assert!(m.errors.is_empty() && m.success);
+        let failed = read_messages(r#"{"reason":"build-finished","success":false}"#.as_bytes());
+        assert!(!failed.success && failed.binary.is_none());
+    }
 }

@@ -6,7 +6,7 @@ use crate::rustc;
 use crate::tools::{install_hint, ToolFinder};
 
 /// Tools the pipeline needs, and whether they must match rustc's LLVM.
-const TOOLS: [(&str, bool, bool); 6] = [
+const TOOLS: [(&str, bool, bool); 7] = [
     // (name, is an LLVM tool, required)
     ("llvm-profdata", true, true),
     ("llvm-bolt", true, true),
@@ -14,6 +14,7 @@ const TOOLS: [(&str, bool, bool); 6] = [
     ("perf2bolt", true, false),
     ("perf", false, false),
     ("hyperfine", false, false),
+    ("valgrind", false, false),
 ];
 
 pub fn run() -> Result<()> {

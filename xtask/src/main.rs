@@ -11,6 +11,7 @@ mod export;
 mod flamegraph;
 mod history;
 mod machine;
+mod manifest;
 mod paths;
 mod pgo;
 mod report;

@@ -1,13 +1,12 @@
 //! `cargo xtask pgo`: instrumented build, training runs, merged profile, optimized build.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use sha2::{Digest, Sha256};
 
 use crate::builder::{build, install, remove_stale, tail, BuildSpec};
+use crate::manifest::{self, Manifest};
 use crate::runner::{run_workloads, ProcessRunner};
 use crate::tools::ToolFinder;
 use crate::workloads::WorkloadSet;
@@ -51,15 +50,49 @@ pub fn make(workloads: &Path, native: bool) -> Result<PathBuf> {
         .flags(native_flags(native));
     let built = build(&spec)?;
     let missing = built
-        .stderr
-        .lines()
-        .filter(|l| l.contains("no profile data available for function"))
+        .messages
+        .iter()
+        .filter(|m| m.contains("no profile data available for function"))
         .count();
     eprintln!(
         "[pgo] functions without profile data: {missing} (cold code the workloads never ran)"
     );
     install(&built.binary, &stable)?;
+    manifest::write(&stable, &binary_manifest(workloads, native)?)?;
     Ok(stable)
+}
+
+/// What the PGO binary is built from: the tree, the flags, the training workloads.
+pub fn binary_manifest(workloads: &Path, native: bool) -> Result<Manifest> {
+    stage_manifest("pgo", workloads, native)
+}
+
+fn stage_manifest(stage: &str, workloads: &Path, native: bool) -> Result<Manifest> {
+    let inputs = vec![
+        ("stage".to_string(), stage.to_string()),
+        ("training".to_string(), manifest::file_hash(workloads)?),
+    ];
+    Manifest::of_tree(&native_flags(native), inputs)
+}
+
+/// The merged profile of the current tree and training set: the one last collected if
+/// its manifest matches, otherwise a new one.
+pub fn current_profile(workloads: &Path, native: bool) -> Result<PathBuf> {
+    let wanted = stage_manifest("pgo-profile", workloads, native)?;
+    let pointer = current_pointer(native);
+    let last = std::fs::read_to_string(&pointer).ok().map(PathBuf::from);
+    match last {
+        Some(profile) if manifest::stale(&profile, &wanted).is_none() => {
+            eprintln!("[reuse] {}: collected from this tree", profile.display());
+            Ok(profile)
+        }
+        _ => collect_profile(workloads, native),
+    }
+}
+
+/// The file naming the last collected profile.
+fn current_pointer(native: bool) -> PathBuf {
+    paths::pgo_dir().join(if native { "current-native" } else { "current" })
 }
 
 /// RUSTFLAGS that apply a merged profile.
@@ -124,10 +157,12 @@ pub fn collect_profile(workloads: &Path, native: bool) -> Result<PathBuf> {
     if !stderr.trim().is_empty() {
         eprintln!("[pgo] llvm-profdata: {}", tail(&stderr, 5));
     }
-    let hash = file_hash(&merged_tmp)?;
+    let hash = manifest::file_hash(&merged_tmp)?;
     let merged = paths::pgo_dir().join(format!("logicars-{}.profdata", &hash[..16]));
     std::fs::rename(&merged_tmp, &merged)?;
     eprintln!("[pgo] profile {}", merged.display());
+    manifest::write(&merged, &stage_manifest("pgo-profile", workloads, native)?)?;
+    std::fs::write(current_pointer(native), merged.display().to_string())?;
     Ok(merged)
 }
 
@@ -144,22 +179,4 @@ fn raw_profiles(raw: &Path) -> Result<Vec<PathBuf>> {
         );
     }
     Ok(files)
-}
-
-fn file_hash(path: &Path) -> Result<String> {
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
 }

@@ -15,6 +15,7 @@ pub fn run() -> Result<()> {
         format!("llvm-{llvm}"),
         "hyperfine".into(),
         "linux-perf".into(),
+        "valgrind".into(),
     ];
     // SAFETY: geteuid has no preconditions and cannot fail.
     if unsafe { libc::geteuid() } != 0 {

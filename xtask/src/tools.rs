@@ -22,6 +22,7 @@ pub fn install_hint(tool: &str, llvm_major: u32) -> String {
         }
         "perf" => "apt-get install -y linux-perf".into(),
         "hyperfine" => "apt-get install -y hyperfine".into(),
+        "valgrind" => "apt-get install -y valgrind".into(),
         _ => format!("install {tool}"),
     }
 }

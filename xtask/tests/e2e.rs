@@ -1,7 +1,8 @@
-//! The pipeline for real: `pgo`, `bolt --with-pgo` and `report --runs 2` on the tiny
-//! workload set `profiles/e2e.toml`. Needs LLVM 22's llvm-profdata and BOLT
-//! (`cargo xtask setup`), and several minutes, so it is ignored by a plain
-//! `cargo test`; CI runs it with `cargo test -p xtask --test e2e -- --ignored`.
+//! The pipeline for real: a failing workload stopped by the dry run, `pgo`, `bolt
+//! --with-pgo`, two `report`s (the second reusing the binaries) and `compare` on the tiny
+//! workload set `profiles/e2e.toml`. Needs LLVM 22's llvm-profdata and BOLT, and valgrind
+//! (`cargo xtask setup`), and several minutes, so it is ignored by a plain `cargo test`;
+//! CI runs it with `cargo test -p xtask -- --ignored`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,15 +14,21 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-fn xtask(args: &[&str]) -> String {
+/// Runs `cargo xtask`; returns its exit code, stdout and stderr.
+fn xtask_run(args: &[&str]) -> (Option<i32>, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args(args)
         .current_dir(root())
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "xtask {args:?} failed:\n{stderr}");
-    String::from_utf8(out.stdout).unwrap()
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+fn xtask(args: &[&str]) -> String {
+    let (code, stdout, stderr) = xtask_run(args);
+    assert_eq!(code, Some(0), "xtask {args:?} failed:\n{stderr}");
+    stdout
 }
 
 /// What a binary prints for a short training run, less its timing line.
@@ -49,24 +56,31 @@ fn results_of(binary: &Path, scratch: &Path) -> String {
         .join("\n")
 }
 
-#[test]
-#[ignore = "needs llvm-profdata-22 and bolt-22 and takes minutes; CI runs it with --ignored"]
-fn pgo_bolt_and_report_on_a_tiny_workload_set() {
-    let pgo = PathBuf::from(xtask(&["pgo", "--workloads", "profiles/e2e.toml"]).trim());
-    let pgo_bolt =
-        PathBuf::from(xtask(&["bolt", "--with-pgo", "--workloads", "profiles/e2e.toml"]).trim());
+/// A workload that fails is found by the dry run, before any instrumented build.
+fn a_failing_workload_stops_before_the_builds() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "[[workload]]\nname = \"typo\"\nargs = [\"train\", \"checkerbored\"]\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = xtask_run(&["pgo", "--workloads", bad.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(
-        pgo.ends_with("target/optimized/logicars-pgo") && pgo.is_file(),
-        "{}",
-        pgo.display()
+        stderr.contains("dry run") && stderr.contains("'typo'"),
+        "{stderr}"
     );
-    assert!(pgo_bolt.ends_with("target/optimized/logicars-pgo-bolt") && pgo_bolt.is_file());
+    assert!(!stderr.contains("[build] pgo-gen"), "{stderr}");
+}
 
-    let out_dir = tempfile::tempdir().unwrap();
-    let stdout = xtask(&[
+fn report(out_dir: &Path) -> String {
+    let (code, stdout, stderr) = xtask_run(&[
         "report",
-        "--runs",
+        "--min-rounds",
         "2",
+        "--max-rounds",
+        "3",
         "--warmup",
         "0",
         "--variants",
@@ -80,9 +94,36 @@ fn pgo_bolt_and_report_on_a_tiny_workload_set() {
         "--name",
         "e2e",
         "--out-dir",
-        out_dir.path().to_str().unwrap(),
+        out_dir.to_str().unwrap(),
     ]);
+    assert_eq!(code, Some(0), "report failed:\n{stderr}");
     assert!(stdout.contains("pgo-bolt"), "{stdout}");
+    stderr
+}
+
+#[test]
+#[ignore = "needs llvm-profdata-22, bolt-22 and valgrind and takes minutes; CI runs it with --ignored"]
+fn pgo_bolt_report_and_compare_on_a_tiny_workload_set() {
+    a_failing_workload_stops_before_the_builds();
+    let pgo = PathBuf::from(xtask(&["pgo", "--workloads", "profiles/e2e.toml"]).trim());
+    let pgo_bolt =
+        PathBuf::from(xtask(&["bolt", "--with-pgo", "--workloads", "profiles/e2e.toml"]).trim());
+    assert!(
+        pgo.ends_with("target/optimized/logicars-pgo") && pgo.is_file(),
+        "{}",
+        pgo.display()
+    );
+    assert!(pgo_bolt.ends_with("target/optimized/logicars-pgo-bolt") && pgo_bolt.is_file());
+
+    let out_dir = tempfile::tempdir().unwrap();
+    let first = report(out_dir.path());
+    // Built from this tree with these workloads: reused, not rebuilt.
+    assert!(
+        first.contains("[reuse] ") && first.contains("logicars-pgo-bolt: built from this tree"),
+        "{first}"
+    );
+    assert!(!first.contains("[rebuild]"), "{first}");
+    report(out_dir.path());
 
     // The optimized binaries compute exactly what release computes.
     let release =
@@ -93,15 +134,33 @@ fn pgo_bolt_and_report_on_a_tiny_workload_set() {
     assert_eq!(results_of(&pgo, scratch.path()), want);
     assert_eq!(results_of(&pgo_bolt, scratch.path()), want);
     check_tables(out_dir.path());
+    check_history(out_dir.path());
+}
+
+/// Two reports of 2 workloads x 3 variants; `compare` reads them.
+fn check_history(out_dir: &Path) {
+    let history = out_dir.join("history.csv");
+    let text = std::fs::read_to_string(&history).unwrap();
+    assert_eq!(text.lines().count(), 1 + 2 * 6, "{text}");
+    let (code, stdout, stderr) = xtask_run(&[
+        "compare",
+        "--history",
+        history.to_str().unwrap(),
+        "--threshold",
+        "10",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout.matches("small-train").count(), 3, "{stdout}");
 }
 
 /// The tables parse: hyperfine's header, a row per variant with numbers.
 fn check_tables(out_dir: &std::path::Path) {
     let md = std::fs::read_to_string(out_dir.join("e2e.md")).unwrap();
     assert!(
-        md.contains("| Command | Mean [s] | Min [s] | Max [s] | Relative |"),
+        md.contains("| Command | Mean [s] | Min [s] | Max [s] |"),
         "{md}"
     );
+    assert!(md.contains("| small-train | compute |"), "{md}");
     for variant in ["release", "pgo", "pgo-bolt"] {
         let row = md
             .lines()
@@ -119,12 +178,34 @@ fn check_tables(out_dir: &std::path::Path) {
             .unwrap();
         assert!(mean > 0.0, "{row}");
     }
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("e2e.json")).unwrap()).unwrap();
-    let results = json["workloads"][0]["results"].as_array().unwrap();
+    let read = |name: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join(name)).unwrap()).unwrap()
+    };
+    // hyperfine's layout, one file per workload.
+    let results = read("e2e/small-train.json")["results"]
+        .as_array()
+        .unwrap()
+        .clone();
     assert_eq!(results.len(), 3);
-    for r in results {
-        assert_eq!(r["times"].as_array().unwrap().len(), 2);
-        assert_eq!(r["exit_codes"], serde_json::json!([0, 0]));
+    for r in &results {
+        let rounds = r["times"].as_array().unwrap().len();
+        assert!((2..=3).contains(&rounds), "{r}");
+        assert!(
+            r["command"]
+                .as_str()
+                .unwrap()
+                .contains(" train checkerboard --small"),
+            "{r}"
+        );
+        assert_eq!(r["compute_times"].as_array().unwrap().len(), rounds);
+        assert!(
+            r["counts"]["instructions"].as_u64().unwrap() > 1_000_000,
+            "{r}"
+        );
     }
+    assert!(read("e2e/small-eval.json")["results"][0]["counts"].is_null());
+    assert!(std::fs::read_to_string(out_dir.join("e2e.svg"))
+        .unwrap()
+        .starts_with("<svg"));
+    assert!(out_dir.join("e2e/small-eval.csv").is_file());
 }

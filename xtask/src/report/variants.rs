@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use crate::builder::{build, BuildSpec};
+use crate::manifest::fresh_or;
 use crate::{bolt, paths, pgo};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -49,7 +50,8 @@ impl Variant {
     }
 
     /// Builds what is missing (Cargo skips up-to-date builds); PGO and BOLT variants are
-    /// made by their stages with the training workloads when their binary is absent.
+    /// made by their stages with the training workloads unless their binary's manifest
+    /// says it was built from this tree, these flags and these workloads.
     pub fn binary(self, training: &Path) -> Result<PathBuf> {
         let spec = match self {
             Variant::CargoDefault => BuildSpec::new("cargo-default", "release")
@@ -62,30 +64,20 @@ impl Variant {
             }
             Variant::ReleaseMax => BuildSpec::new("release-max", "release-max"),
             Variant::Pgo => {
-                return existing_or(paths::optimized("logicars-pgo"), || {
+                let wanted = pgo::binary_manifest(training, false)?;
+                return fresh_or(&paths::optimized("logicars-pgo"), &wanted, || {
                     pgo::make(training, false)
-                })
+                });
             }
-            Variant::Bolt => {
-                return existing_or(paths::optimized("logicars-bolt"), || {
-                    bolt::make(training, false, &bolt::default_flags())
-                })
-            }
-            Variant::PgoBolt => {
-                return existing_or(paths::optimized("logicars-pgo-bolt"), || {
-                    bolt::make(training, true, &bolt::default_flags())
-                })
+            Variant::Bolt | Variant::PgoBolt => {
+                let with_pgo = self == Variant::PgoBolt;
+                let flags = bolt::default_flags();
+                let wanted = bolt::binary_manifest(training, with_pgo, &flags)?;
+                return fresh_or(&bolt::stable_path(with_pgo), &wanted, || {
+                    bolt::make(training, with_pgo, &flags)
+                });
             }
         };
         Ok(build(&spec)?.binary)
-    }
-}
-
-fn existing_or(path: PathBuf, make: impl FnOnce() -> Result<PathBuf>) -> Result<PathBuf> {
-    if path.is_file() {
-        eprintln!("[reuse] {} (cargo xtask clean to rebuild)", path.display());
-        Ok(path)
-    } else {
-        make()
     }
 }
