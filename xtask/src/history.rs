@@ -13,7 +13,7 @@ use crate::report::summary::Report;
 /// One variant on one workload in one report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
-    /// When the report was measured (UTC, to the minute).
+    /// When the report was measured (UTC, to the second).
     pub date: String,
     pub commit: String,
     /// CPU, cores and the kernels' SIMD level.

@@ -29,7 +29,7 @@ impl Machine {
             rustc,
             llvm_major,
             commit: commit(&paths::root()),
-            date: utc_minute_now(),
+            date: utc_second_now(),
         })
     }
 }
@@ -61,10 +61,10 @@ fn commit(root: &Path) -> String {
     commit
 }
 
-/// The current time in UTC to the minute: enough to tell reports apart.
-fn utc_minute_now() -> String {
+/// The current time in UTC to the second: the history tells reports apart by it.
+fn utc_second_now() -> String {
     jiff::Timestamp::now()
-        .strftime("%Y-%m-%d %H:%M UTC")
+        .strftime("%Y-%m-%d %H:%M:%S UTC")
         .to_string()
 }
 
@@ -73,9 +73,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_date_is_utc_to_the_minute() {
-        let date = utc_minute_now();
-        let parsed = jiff::civil::DateTime::strptime("%Y-%m-%d %H:%M UTC", &date).unwrap();
+    fn the_date_is_utc_to_the_second() {
+        let date = utc_second_now();
+        let parsed = jiff::civil::DateTime::strptime("%Y-%m-%d %H:%M:%S UTC", &date).unwrap();
         assert!(parsed.year() >= 2024, "{date}");
     }
 
