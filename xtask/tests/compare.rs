@@ -19,7 +19,12 @@ fn history(dir: &Path, new_median: f64, new_instructions: u64) -> String {
     let text = format!(
         "{HEADER}{}{}",
         row("2026-11-01 10:00 UTC", "aaa1111", 1.0, 1000),
-        row("2026-11-02 10:00 UTC", "bbb2222", new_median, new_instructions)
+        row(
+            "2026-11-02 10:00 UTC",
+            "bbb2222",
+            new_median,
+            new_instructions
+        )
     );
     let path = dir.join("history.csv");
     std::fs::write(&path, text).unwrap();
@@ -48,7 +53,10 @@ fn exit_codes_gate_on_slowdowns() {
     let h = history(dir.path(), 1.10, 1000);
     let (code, stdout, _) = compare(&["--history", &h]);
     assert_eq!(code, Some(3), "{stdout}");
-    assert!(stdout.contains("slower than the threshold of 5.0%"), "{stdout}");
+    assert!(
+        stdout.contains("slower than the threshold of 5.0%"),
+        "{stdout}"
+    );
     // ... but not past a 20% threshold.
     assert_eq!(compare(&["--history", &h, "--threshold", "0.2"]).0, Some(0));
     // The same time with 10% more instructions: a slowdown too.
@@ -59,5 +67,8 @@ fn exit_codes_gate_on_slowdowns() {
     // No such report: an error, exit code 1.
     let (code, _, stderr) = compare(&["--history", &h, "ccc"]);
     assert_eq!(code, Some(1));
-    assert!(stderr.contains("no report in the history matches 'ccc'"), "{stderr}");
+    assert!(
+        stderr.contains("no report in the history matches 'ccc'"),
+        "{stderr}"
+    );
 }

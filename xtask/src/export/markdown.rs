@@ -23,7 +23,9 @@ pub fn render(report: &Report) -> String {
          baseline's time over the variant's, paired by round (geometric mean, Student-t 95% \
          interval), on the program's own compute time where it reports one; *detectable* is \
          the smallest speedup those rounds find 4 times in 5. Wall-time tables are \
-         hyperfine's. Baseline: `{}`. All variants produced the same training results.\n",
+         hyperfine's; instructions and misses are cachegrind's on each workload's short form (– \
+         where there is none, or valgrind cannot run the build). Baseline: `{}`. All variants \
+         produced the same training results.\n",
         st.workload_file,
         st.warmup,
         100.0 * st.precision,

@@ -40,11 +40,16 @@ pub fn count(valgrind: &Path, binary: &Path, args: &[String], scratch: &Path) ->
         .run()
         .with_context(|| format!("running {}", valgrind.display()))?;
     if !out.status.success() {
+        let log = String::from_utf8_lossy(&out.stderr);
+        let unknown = log
+            .lines()
+            .find(|l| l.contains("unhandled instruction bytes"));
         bail!(
-            "cachegrind of {} {} failed:\n{}",
+            "cachegrind of {} {} failed{}:\n{}",
             binary.display(),
             args.join(" "),
-            tail(&String::from_utf8_lossy(&out.stderr), 15)
+            unknown.map_or(String::new(), |l| format!(" (valgrind: {})", l.trim())),
+            tail(&log, 15)
         );
     }
     let text = std::fs::read_to_string(&out_file)

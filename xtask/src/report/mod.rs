@@ -188,7 +188,15 @@ fn count_all(
                 .map(|c| match (&valgrind, w.count_args_in(scratch)) {
                     (Some(valgrind), Some(args)) => {
                         eprintln!("[count] {} of {} under cachegrind", w.name, c.variant);
-                        counts::count(valgrind, &c.binary, &args, scratch).map(Some)
+                        // valgrind cannot run every build (a native one may use
+                        // instructions it does not know): that variant goes uncounted.
+                        match counts::count(valgrind, &c.binary, &args, scratch) {
+                            Ok(counts) => Ok(Some(counts)),
+                            Err(e) => {
+                                eprintln!("[count] {} not counted: {}", c.variant, first_line(&e));
+                                Ok(None)
+                            }
+                        }
                     }
                     _ => Ok(None),
                 })
@@ -202,6 +210,15 @@ struct Results<'a> {
     workload: &'a Workload,
     measured: &'a Measured,
     counts: &'a [Option<Counts>],
+}
+
+/// The first line of an error's chain: enough to say why, without valgrind's log.
+fn first_line(e: &anyhow::Error) -> String {
+    format!("{e:#}")
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// The report of every workload's results, relative to the first contestant.
