@@ -39,7 +39,11 @@ pub fn fixed_report() -> Report {
     };
     Report {
         name: "fixture".into(),
-        settings: Settings::new("profiles/benchmark.toml".into(), "release".into(), &plan),
+        settings: Settings {
+            workload_file: "profiles/benchmark.toml".into(),
+            baseline: "release".into(),
+            plan,
+        },
         machine: Machine {
             cpu: "Test CPU".into(),
             cores: 2,

@@ -1,4 +1,5 @@
-//! The report as JSON: hyperfine's per-result fields plus ours.
+//! The whole report as JSON (each workload's results in hyperfine's fields plus ours; the
+//! per-workload files in hyperfine's own layout are [`super::hyperfine`]'s).
 
 use crate::report::summary::Report;
 
@@ -16,25 +17,5 @@ mod tests {
     #[test]
     fn matches_the_snapshot() {
         check_snapshot("report.json", &render(&fixed_report()));
-    }
-
-    #[test]
-    fn has_hyperfines_fields() {
-        let v: serde_json::Value = serde_json::from_str(&render(&fixed_report())).unwrap();
-        let first = &v["workloads"][0]["results"][0];
-        for key in [
-            "command",
-            "mean",
-            "stddev",
-            "median",
-            "user",
-            "system",
-            "min",
-            "max",
-            "times",
-            "exit_codes",
-        ] {
-            assert!(first.get(key).is_some(), "missing {key}");
-        }
     }
 }

@@ -8,7 +8,7 @@ use crate::report::summary::{Report, VariantStats, WorkloadReport};
 pub fn render(report: &Report) -> String {
     let mut md = String::new();
     let w = &mut md;
-    let st = &report.settings;
+    let st = &report.settings.plan;
     let cpus = if st.cpus.is_empty() {
         "not pinned".to_string()
     } else {
@@ -26,13 +26,13 @@ pub fn render(report: &Report) -> String {
          hyperfine's; instructions and misses are cachegrind's on each workload's short form (– \
          where there is none, or valgrind cannot run the build). Baseline: `{}`. All variants \
          produced the same training results.\n",
-        st.workload_file,
+        report.settings.workload_file,
         st.warmup,
         100.0 * st.precision,
         st.min_rounds,
         st.max_rounds,
         st.budget_s,
-        st.baseline
+        report.settings.baseline
     );
     summary(w, report);
     precision(w, report);

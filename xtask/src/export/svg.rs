@@ -143,6 +143,7 @@ fn draw_speedups(
     }
     chart
         .configure_series_labels()
+        .position(SeriesLabelPosition::LowerLeft)
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .draw()?;

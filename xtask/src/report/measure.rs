@@ -23,7 +23,7 @@ pub struct Contestant {
 }
 
 /// How long to measure.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Plan {
     /// Timed rounds at least (two or more: a spread needs two).
     pub min_rounds: usize,

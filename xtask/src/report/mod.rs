@@ -107,11 +107,11 @@ pub fn run(args: ReportArgs) -> Result<()> {
     } else {
         count_all(&contestants, &set, &scratch)?
     };
-    let settings = Settings::new(
-        args.workloads.display().to_string(),
-        args.baseline.name().into(),
-        &plan,
-    );
+    let settings = Settings {
+        workload_file: args.workloads.display().to_string(),
+        baseline: args.baseline.name().into(),
+        plan,
+    };
     let results: Vec<Results> = set
         .workloads
         .iter()

@@ -86,27 +86,8 @@ pub struct SummaryRow {
 pub struct Settings {
     pub workload_file: String,
     pub baseline: String,
-    pub min_rounds: usize,
-    pub max_rounds: usize,
-    pub warmup: usize,
-    pub precision: f64,
-    pub budget_s: f64,
-    pub cpus: Vec<usize>,
-}
-
-impl Settings {
-    pub fn new(workload_file: String, baseline: String, plan: &Plan) -> Self {
-        Settings {
-            workload_file,
-            baseline,
-            min_rounds: plan.min_rounds,
-            max_rounds: plan.max_rounds,
-            warmup: plan.warmup,
-            precision: plan.precision,
-            budget_s: plan.budget_s,
-            cpus: plan.cpus.clone(),
-        }
-    }
+    #[serde(flatten)]
+    pub plan: Plan,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
