@@ -3,9 +3,9 @@
 
 use crate::machine::Machine;
 use crate::report::counts::Counts;
-use crate::report::measure::{Measured, Metric, Plan, Stop};
+use crate::report::measure::{Measured, Metric, Plan, Samples, Stop};
 use crate::report::summary::{
-    summary, workload_report, Entrants, Report, Samples, Settings, WorkloadReport,
+    summary, workload_report, Entrants, Report, Settings, WorkloadReport,
 };
 use crate::runner::Measurement;
 

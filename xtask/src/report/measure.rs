@@ -7,13 +7,18 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use crate::report::summary::Samples;
-use crate::runner::{run_checked, Invocation, Runner};
+use crate::runner::{run_checked, Invocation, Measurement, Runner};
 use crate::stats::paired_speedup;
 use crate::workloads::{Workload, WorkloadSet};
 
 /// The environment variable through which `logicars` reports its compute time.
 pub const COMPUTE_TIME_ENV: &str = "LOGICARS_COMPUTE_TIME";
+
+/// Every timed run of one variant on one workload, one per round.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Samples {
+    pub runs: Vec<Measurement>,
+}
 
 /// A variant and the binary that runs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -212,7 +217,7 @@ fn run_once(
     workload: &Workload,
     plan: &Plan,
     scratch: &Path,
-) -> Result<crate::runner::Measurement> {
+) -> Result<Measurement> {
     let report = scratch.join("compute-time.json");
     remove_if_present(&report)?;
     let inv = Invocation {
@@ -287,7 +292,6 @@ fn check_same_results(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::Measurement;
 
     /// Records the order of runs, answers with scripted times and outputs, and writes a
     /// compute-time record like `logicars` does.

@@ -4,18 +4,11 @@ use serde::Serialize;
 
 use crate::machine::Machine;
 use crate::report::counts::Counts;
-use crate::report::measure::{times, Measured, Metric, Plan, Stop};
-use crate::runner::Measurement;
+use crate::report::measure::{times, Measured, Metric, Plan, Samples, Stop};
 use crate::stats::{self, paired_speedup};
 
 /// Resamples of the bootstrap interval of a median.
 const BOOTSTRAP_RESAMPLES: usize = 2000;
-
-/// Every timed run of one variant on one workload, one per round.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Samples {
-    pub runs: Vec<Measurement>,
-}
 
 /// One variant on one workload: hyperfine's JSON fields first (wall time of the whole
 /// process, `command` the command line), then ours.
