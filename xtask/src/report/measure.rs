@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 use serde::Serialize;
 
+use crate::builder::remove_stale;
 use crate::runner::{run_checked, Invocation, Measurement, Runner};
 use crate::stats::paired_speedup;
 use crate::workloads::{Workload, WorkloadSet};
@@ -219,7 +220,7 @@ fn run_once(
     scratch: &Path,
 ) -> Result<Measurement> {
     let report = scratch.join("compute-time.json");
-    remove_if_present(&report)?;
+    remove_stale(&report)?;
     let inv = Invocation {
         program: c.binary.clone(),
         args: workload.args_in(scratch),
@@ -231,13 +232,6 @@ fn run_once(
     let mut m = run_checked(runner, &inv, &what)?;
     m.compute_s = read_compute_time(&report)?;
     Ok(m)
-}
-
-fn remove_if_present(path: &Path) -> Result<()> {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
-        _ => Ok(()),
-    }
 }
 
 /// The `compute_s` of the record a run wrote, `None` if it wrote none.
