@@ -13,6 +13,11 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };
+    // An instruction set asked for that this CPU lacks is an error, not a panic later.
+    if let Err(e) = logicars::kernels::simd::from_env() {
+        eprintln!("Error: {}: {e}", logicars::kernels::simd::SIMD_VAR);
+        return ExitCode::FAILURE;
+    }
     let result = match cli.command {
         Command::Train(args) => commands::train::run(*args),
         Command::Eval(args) => commands::eval::run(args),

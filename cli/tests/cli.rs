@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use assert_cmd::Command;
+use logicars::kernels::simd::{SimdLevel, SIMD_VAR};
 
 fn logicars() -> Command {
     Command::cargo_bin("logicars").unwrap()
@@ -37,6 +38,62 @@ fn same_seed_gives_the_same_log_for_one_and_two_threads() {
     let m1 = std::fs::read(dir.path().join("t1/model.json")).unwrap();
     let m2 = std::fs::read(dir.path().join("t2/model.json")).unwrap();
     assert_eq!(m1, m2, "the trained models are identical too");
+}
+
+/// The kernels of every instruction set this CPU runs (`LOGICARS_SIMD`) give the same
+/// log and model, bit for bit.
+#[test]
+fn every_instruction_set_gives_the_same_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs: Vec<(String, Vec<u8>)> = SimdLevel::available()
+        .map(|level| {
+            let model = dir.path().join(format!("{}/model.json", level.name()));
+            logicars()
+                .env(SIMD_VAR, level.name())
+                .args(["train", "checkerboard", "--small", "--epochs", "25"])
+                .args(["--threads", "2", "--save"])
+                .arg(&model)
+                .assert()
+                .success();
+            let log = std::fs::read_to_string(model.with_file_name("metrics.csv")).unwrap();
+            (log, std::fs::read(&model).unwrap())
+        })
+        .collect();
+    assert!(
+        runs.len() >= 2,
+        "at least one vector level and the baseline"
+    );
+    assert_eq!(runs[0].0.lines().count(), 26);
+    for run in &runs[1..] {
+        assert_eq!(run.0, runs[0].0);
+        assert!(run.1 == runs[0].1, "the trained models are identical too");
+    }
+}
+
+#[test]
+fn an_instruction_set_the_cpu_lacks_is_an_error() {
+    let unknown = logicars()
+        .env(SIMD_VAR, "neon")
+        .args(["presets"])
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&unknown.get_output().stderr).into_owned();
+    assert!(
+        stderr.starts_with("Error: LOGICARS_SIMD: unknown instruction set"),
+        "{stderr}"
+    );
+    if SimdLevel::detect() < SimdLevel::Avx512 {
+        let lacking = logicars()
+            .env(SIMD_VAR, "avx512")
+            .args(["presets"])
+            .assert()
+            .failure();
+        let stderr = String::from_utf8_lossy(&lacking.get_output().stderr).into_owned();
+        assert!(
+            stderr.contains("this CPU cannot run AVX-512 kernels"),
+            "{stderr}"
+        );
+    }
 }
 
 #[test]

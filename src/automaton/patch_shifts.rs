@@ -7,7 +7,7 @@
 //! word operations per 64 lanes instead of 64 table lookups. Cells with no neighbour there
 //! (outside a zero-padded grid) belong to no mask and read 0.
 
-use multiversion::multiversion;
+use crate::kernels::simd::multiversioned;
 
 use crate::automaton::geometry::{Geometry, NO_LANE};
 use crate::model::config::PATCH;
@@ -75,10 +75,21 @@ impl PatchShifts {
     }
 }
 
-/// [`PatchShifts::gather`] for one position's shifts; a word-wise loop the compiler
-/// vectorizes.
-#[multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
-fn gather_words(shifts: &[Shift], margin: usize, first: usize, lanes: &[u64], row: &mut [u64]) {
+multiversioned! {
+    /// [`PatchShifts::gather`] for one position's shifts; a word-wise loop the compiler
+    /// vectorizes.
+    fn gather_words(shifts: &[Shift], margin: usize, first: usize, lanes: &[u64], row: &mut [u64])
+        => gather_words_body
+}
+
+#[inline(always)]
+fn gather_words_body(
+    shifts: &[Shift],
+    margin: usize,
+    first: usize,
+    lanes: &[u64],
+    row: &mut [u64],
+) {
     row.fill(0);
     for shift in shifts {
         let (words, bit) = (

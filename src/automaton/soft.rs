@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use crate::automaton::geometry::{Geometry, NO_LANE};
 use crate::automaton::grid::Grids;
 use crate::automaton::masks::FireMasks;
-use crate::kernels::soft::{self as kernel, TILE};
+use crate::kernels::soft::{self as kernel, BackwardPlan, TILE};
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
 
@@ -52,6 +52,7 @@ pub struct SoftRollout {
     /// Per-tile coefficient gradients, allocated by the first backward pass.
     tile_coef_grads: Vec<Vec<[f64; 4]>>,
     params: usize,
+    plan: BackwardPlan,
 }
 
 /// Scratch activations and gradients of one tile (`rows x TILE` each).
@@ -106,6 +107,11 @@ impl SoftRollout {
             next_state_grads: vec![0.0; grad_len],
             tile_coef_grads: Vec::new(),
             params,
+            plan: BackwardPlan::new(
+                &circuit.gates,
+                circuit.input_rows,
+                (0..channels).map(|c| circuit.output_row(c)),
+            ),
             geometry,
         }
     }
@@ -280,8 +286,8 @@ impl SoftRollout {
                     seed_output_grads(circuit, tile, t, masks, next_grads, grads);
                     kernel::backward(
                         &circuit.gates,
+                        &self.plan,
                         coefs,
-                        circuit.input_rows,
                         acts,
                         grads,
                         tile_coef_grads,
@@ -289,18 +295,31 @@ impl SoftRollout {
                     patch_grads.copy_from_slice(&grads[..patch_len]);
                 });
             if t > 0 {
-                self.scatter_patch_grads(&patch_grads, channels, t, masks);
-                std::mem::swap(&mut self.state_grads, &mut self.next_state_grads);
-                if let Some(loss_grads) = loss_grads.get(self.steps - t) {
-                    for (g, l) in self.next_state_grads.iter_mut().zip(loss_grads) {
-                        *g += l;
-                    }
-                }
+                self.grads_before_step(&patch_grads, channels, t, masks, loss_grads);
             }
         }
         sum_in_tile_order(&tile_coef_grads, coef_grads);
         self.tile_coef_grads = tile_coef_grads;
         self.patch_grads = patch_grads;
+    }
+
+    /// Makes `next_state_grads` the gradient of the state before step `t`: what flows back
+    /// through step `t`, plus the loss's own gradient on that state.
+    fn grads_before_step(
+        &mut self,
+        patch_grads: &[f32],
+        channels: usize,
+        t: usize,
+        masks: Option<&FireMasks>,
+        loss_grads: &[Vec<f32>],
+    ) {
+        self.scatter_patch_grads(patch_grads, channels, t, masks);
+        std::mem::swap(&mut self.state_grads, &mut self.next_state_grads);
+        if let Some(loss_grads) = loss_grads.get(self.steps - t) {
+            for (g, l) in self.next_state_grads.iter_mut().zip(loss_grads) {
+                *g += l;
+            }
+        }
     }
 
     /// Gradient of the state before step `t`: what cells that did not fire pass on, plus
@@ -378,8 +397,9 @@ fn write_outputs(
     }
 }
 
-/// Clears a tile's gradient rows and seeds its output rows with the gradient of the next
-/// state; a cell that did not fire at step `t` passes no gradient through its gates.
+/// Seeds a tile's output gradient rows with the gradient of the next state (the kernel
+/// reads no other row before writing it); a cell that did not fire at step `t` passes
+/// no gradient through its gates.
 fn seed_output_grads(
     circuit: &Circuit,
     tile: usize,
@@ -389,7 +409,6 @@ fn seed_output_grads(
     grads: &mut [f32],
 ) {
     let channels = circuit.channels;
-    grads.fill(0.0);
     for c in 0..channels {
         let seed = &mut grads[circuit.output_row(c) * TILE..][..TILE];
         let from = &next_grads[tile * channels * TILE + c * TILE..][..TILE];

@@ -1,7 +1,6 @@
 //! Hard (evaluation) circuit on bit-sliced lanes: 64 lanes per `u64` word.
 
-use multiversion::multiversion;
-
+use crate::kernels::simd::multiversioned;
 use crate::model::circuit::GateRef;
 use crate::model::gates::OPS;
 
@@ -40,10 +39,19 @@ fn row(table: &[u64], r: usize) -> &Words {
         .expect("row inside the table")
 }
 
-/// Evaluates every gate; rows `0..input_rows` of `bits` must hold the patch. A row of
-/// 512 lanes is one AVX-512 register, and a gate three ternary-logic instructions.
-#[multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
-pub fn forward(gates: &[GateRef], truth: &[TruthMasks], input_rows: usize, bits: &mut [u64]) {
+multiversioned! {
+    /// Evaluates every gate; rows `0..input_rows` of `bits` must hold the patch. A row of
+    /// 512 lanes is one AVX-512 register, and a gate three ternary-logic instructions.
+    pub fn forward / forward_at(
+        gates: &[GateRef],
+        truth: &[TruthMasks],
+        input_rows: usize,
+        bits: &mut [u64],
+    ) => forward_body
+}
+
+#[inline(always)]
+fn forward_body(gates: &[GateRef], truth: &[TruthMasks], input_rows: usize, bits: &mut [u64]) {
     for (i, gate) in gates.iter().enumerate() {
         let (inputs, rest) = bits.split_at_mut((input_rows + i) * WORDS);
         let (a, b) = (row(inputs, gate.a as usize), row(inputs, gate.b as usize));
@@ -72,11 +80,12 @@ pub fn forward_reference(gates: &[GateRef], ops: &[usize], input_rows: usize, bi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::simd::SimdLevel;
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
     #[test]
-    fn bitsliced_forward_equals_lane_by_lane_reference() {
+    fn bitsliced_forward_equals_lane_by_lane_reference_at_every_level() {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let input_rows = 4;
         let gates: Vec<GateRef> = (0..30u32)
@@ -93,8 +102,11 @@ mod tests {
             *w = rng.random();
         }
         let mut slow = bits.clone();
-        forward(&gates, &truth, input_rows, &mut bits);
         forward_reference(&gates, &ops, input_rows, &mut slow);
-        assert_eq!(bits, slow);
+        for level in SimdLevel::available() {
+            let mut fast = bits.clone();
+            forward_at(level, &gates, &truth, input_rows, &mut fast);
+            assert_eq!(fast, slow, "{level}");
+        }
     }
 }

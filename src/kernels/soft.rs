@@ -1,21 +1,23 @@
 //! Soft (training) evaluation of a circuit on one tile of lanes, forward and backward.
 //!
 //! Activations are `rows x TILE` floats: a row holds one gate's value in every lane, so a
-//! gate is a straight loop over `TILE` lanes, and the compiler turns it into SIMD. The
-//! instruction set is chosen at run time (AVX-512, AVX2 or the portable baseline); no
-//! mode fuses multiply-adds, so every mode gives bit-identical results.
+//! gate is a straight loop over `TILE` lanes, and the compiler turns it into SIMD for each
+//! [`SimdLevel`](crate::kernels::simd::SimdLevel). Every multiply-add that is fused is
+//! written as `mul_add` and every sum has a fixed order, so every level gives the same
+//! bits as the scalar references below.
 
-use multiversion::multiversion;
-
+use crate::kernels::simd::multiversioned;
 use crate::model::circuit::GateRef;
-use crate::model::gates::{soft_gate, soft_gate_coef_grads, soft_gate_input_grads};
+use crate::model::gates::{add_soft_gate_coef_grads, soft_gate, soft_gate_input_grads};
 
 /// Lanes per tile. Tiles are the unit of parallel work and of gradient reduction, so the
 /// number is fixed: results must not depend on the thread count.
 ///
 /// 64 lanes keep a reference checkerboard tile (4680 rows) at 1.2 MB of activations.
 pub const TILE: usize = 64;
-/// Partial sums per coefficient gradient (one SIMD register of f32 on AVX-512).
+/// Partial sums per coefficient gradient: lane `l` adds to partial `l % PARTIALS`, and
+/// the partials are then summed as a tree ([`sum_partials`]). 16 is one AVX-512 register
+/// of f32, two AVX2 ones.
 const PARTIALS: usize = 16;
 
 type Lanes = [f32; TILE];
@@ -32,10 +34,71 @@ fn row_mut(table: &mut [f32], r: usize) -> &mut Lanes {
         .expect("row inside the table")
 }
 
-/// Evaluates every gate; rows `0..input_rows` of `acts` must hold the patch.
-// The targets are those of `simd::SimdLevel::detect`, widest first.
-#[multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
-pub fn forward(gates: &[GateRef], coefs: &[[f32; 4]], input_rows: usize, acts: &mut [f32]) {
+/// What backward does with each gate, found once per circuit so that the gradient table
+/// never has to be cleared: the first gradient a row receives is stored, later ones are
+/// added, and gates whose output nothing reads are skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackwardPlan {
+    /// Per gate: [`STORE_A`], [`STORE_B`], [`SKIP`].
+    flags: Vec<u8>,
+    /// Input rows that no gate reads: their gradient is zero.
+    unread_inputs: Vec<usize>,
+    /// Rows before the first gate's.
+    input_rows: usize,
+}
+
+/// Backward stores (not adds) the gate's gradient on input `a`.
+const STORE_A: u8 = 1;
+/// Backward stores (not adds) the gate's gradient on input `b`.
+const STORE_B: u8 = 2;
+/// No gradient reaches the gate's output: backward skips it.
+const SKIP: u8 = 4;
+
+impl BackwardPlan {
+    /// The plan for `gates` whose gradient enters through the rows `seeded` (the
+    /// circuit's outputs); `input_rows` rows precede the first gate's.
+    pub fn new(
+        gates: &[GateRef],
+        input_rows: usize,
+        seeded: impl IntoIterator<Item = usize>,
+    ) -> Self {
+        let mut touched = vec![false; input_rows + gates.len()];
+        for r in seeded {
+            touched[r] = true;
+        }
+        let mut flags = vec![0; gates.len()];
+        for (i, gate) in gates.iter().enumerate().rev() {
+            if !touched[input_rows + i] {
+                flags[i] = SKIP;
+                continue;
+            }
+            for (input, store) in [(gate.a, STORE_A), (gate.b, STORE_B)] {
+                if !std::mem::replace(&mut touched[input as usize], true) {
+                    flags[i] |= store;
+                }
+            }
+        }
+        let unread_inputs = (0..input_rows).filter(|&r| !touched[r]).collect();
+        BackwardPlan {
+            flags,
+            unread_inputs,
+            input_rows,
+        }
+    }
+}
+
+multiversioned! {
+    /// Evaluates every gate; rows `0..input_rows` of `acts` must hold the patch.
+    pub fn forward / forward_at(
+        gates: &[GateRef],
+        coefs: &[[f32; 4]],
+        input_rows: usize,
+        acts: &mut [f32],
+    ) => forward_body
+}
+
+#[inline(always)]
+fn forward_body(gates: &[GateRef], coefs: &[[f32; 4]], input_rows: usize, acts: &mut [f32]) {
     for (i, gate) in gates.iter().enumerate() {
         let (inputs, rest) = acts.split_at_mut((input_rows + i) * TILE);
         let (a, b) = (row(inputs, gate.a as usize), row(inputs, gate.b as usize));
@@ -47,53 +110,96 @@ pub fn forward(gates: &[GateRef], coefs: &[[f32; 4]], input_rows: usize, acts: &
     }
 }
 
-/// Backpropagates through every gate in reverse order.
-///
-/// `grads` has the shape of `acts`; on entry it holds the gradient of the output rows
-/// and zeros elsewhere; on exit rows `0..input_rows` hold the patch gradient. Coefficient
-/// gradients are added to `coef_grads` (lanes summed in a fixed order).
-// The targets are those of `simd::SimdLevel::detect`, widest first.
-#[multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
-pub fn backward(
+multiversioned! {
+    /// Backpropagates through every gate in reverse order, as `plan` says.
+    ///
+    /// On entry the output rows of `grads` (same shape as `acts`) hold the gradient of
+    /// the circuit's outputs; no other row is read before it is written. On exit rows
+    /// `0..input_rows` hold the patch gradient. Each gate's coefficient gradients are
+    /// summed over the tile's lanes ([`sum_partials`]) and added to `coef_grads`.
+    pub fn backward / backward_at(
+        gates: &[GateRef],
+        plan: &BackwardPlan,
+        coefs: &[[f32; 4]],
+        acts: &[f32],
+        grads: &mut [f32],
+        coef_grads: &mut [[f64; 4]],
+    ) => backward_body
+}
+
+#[inline(always)]
+fn backward_body(
     gates: &[GateRef],
+    plan: &BackwardPlan,
     coefs: &[[f32; 4]],
-    input_rows: usize,
     acts: &[f32],
     grads: &mut [f32],
     coef_grads: &mut [[f64; 4]],
 ) {
-    for (i, gate) in gates.iter().enumerate().rev() {
+    let input_rows = plan.input_rows;
+    for (i, (gate, &flags)) in gates.iter().zip(&plan.flags).enumerate().rev() {
+        if flags & SKIP != 0 {
+            continue;
+        }
         let (in_grads, rest) = grads.split_at_mut((input_rows + i) * TILE);
         let g = row(rest, 0);
         let (a, b) = (row(acts, gate.a as usize), row(acts, gate.b as usize));
         let c = &coefs[gate.param as usize];
         let mut da = [0.0f32; TILE];
         let mut db = [0.0f32; TILE];
-        let mut partial = [[0.0f32; PARTIALS]; 4];
+        let mut partials = [[0.0f32; 4]; PARTIALS];
         for chunk in 0..TILE / PARTIALS {
-            for j in 0..PARTIALS {
+            for (j, sums) in partials.iter_mut().enumerate() {
                 let l = chunk * PARTIALS + j;
                 (da[l], db[l]) = soft_gate_input_grads(c, a[l], b[l], g[l]);
-                let dc = soft_gate_coef_grads(a[l], b[l], g[l]);
-                for k in 0..4 {
-                    partial[k][j] += dc[k];
-                }
+                *sums = add_soft_gate_coef_grads(a[l], b[l], g[l], *sums);
             }
         }
-        // Two passes, so a gate wired twice to one row adds both contributions.
-        let ga = row_mut(in_grads, gate.a as usize);
-        for l in 0..TILE {
-            ga[l] += da[l];
-        }
-        let gb = row_mut(in_grads, gate.b as usize);
-        for l in 0..TILE {
-            gb[l] += db[l];
-        }
+        // One row after the other, so a gate wired twice to one row adds both.
+        accumulate(
+            row_mut(in_grads, gate.a as usize),
+            &da,
+            flags & STORE_A != 0,
+        );
+        accumulate(
+            row_mut(in_grads, gate.b as usize),
+            &db,
+            flags & STORE_B != 0,
+        );
         let target = &mut coef_grads[gate.param as usize];
-        for k in 0..4 {
-            target[k] += partial[k].iter().sum::<f32>() as f64;
+        for (k, total) in target.iter_mut().enumerate() {
+            *total += f64::from(sum_partials(std::array::from_fn(|j| partials[j][k])));
         }
     }
+    for &r in &plan.unread_inputs {
+        row_mut(grads, r).fill(0.0);
+    }
+}
+
+/// Stores `delta` into `row`, or adds it.
+#[inline(always)]
+fn accumulate(row: &mut Lanes, delta: &Lanes, store: bool) {
+    if store {
+        *row = *delta;
+    } else {
+        for l in 0..TILE {
+            row[l] += delta[l];
+        }
+    }
+}
+
+/// The sum of the partials as a tree: halves added pairwise (`p[j] + p[j + n/2]`) until
+/// one is left, which a vector unit does in a few instructions.
+#[inline(always)]
+fn sum_partials(mut p: [f32; PARTIALS]) -> f32 {
+    let mut n = PARTIALS;
+    while n > 1 {
+        n /= 2;
+        for j in 0..n {
+            p[j] += p[j + n];
+        }
+    }
+    p[0]
 }
 
 /// Scalar reference of [`forward`]: one lane at a time, no tiling tricks.
@@ -112,7 +218,9 @@ pub fn forward_reference(
     }
 }
 
-/// Scalar reference of [`backward`], summing coefficient gradients in f64 lane by lane.
+/// Scalar reference of [`backward`]: every gate, one lane at a time, on a gradient table
+/// that holds zeros outside the output rows; lane `l`'s coefficient gradient goes to
+/// partial `l % PARTIALS`, as in the kernel.
 pub fn backward_reference(
     gates: &[GateRef],
     coefs: &[[f32; 4]],
@@ -123,6 +231,7 @@ pub fn backward_reference(
 ) {
     for (i, gate) in gates.iter().enumerate().rev() {
         let c = &coefs[gate.param as usize];
+        let mut partials = [[0.0f32; 4]; PARTIALS];
         for l in 0..TILE {
             let g = grads[(input_rows + i) * TILE + l];
             let a = acts[gate.a as usize * TILE + l];
@@ -130,10 +239,11 @@ pub fn backward_reference(
             let (da, db) = soft_gate_input_grads(c, a, b, g);
             grads[gate.a as usize * TILE + l] += da;
             grads[gate.b as usize * TILE + l] += db;
-            let dc = soft_gate_coef_grads(a, b, g);
-            for k in 0..4 {
-                coef_grads[gate.param as usize][k] += dc[k] as f64;
-            }
+            partials[l % PARTIALS] = add_soft_gate_coef_grads(a, b, g, partials[l % PARTIALS]);
+        }
+        for k in 0..4 {
+            coef_grads[gate.param as usize][k] +=
+                f64::from(sum_partials(std::array::from_fn(|j| partials[j][k])));
         }
     }
 }
@@ -141,6 +251,7 @@ pub fn backward_reference(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::simd::SimdLevel;
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -169,33 +280,90 @@ mod tests {
     }
 
     #[test]
-    fn fast_forward_equals_reference_bit_for_bit() {
+    fn forward_equals_reference_bit_for_bit_at_every_level() {
         let (gates, coefs, input_rows, acts) = random_case(1);
-        let (mut fast, mut slow) = (acts.clone(), acts);
-        forward(&gates, &coefs, input_rows, &mut fast);
+        let mut slow = acts.clone();
         forward_reference(&gates, &coefs, input_rows, &mut slow);
-        assert_eq!(fast, slow);
+        for level in SimdLevel::available() {
+            let mut fast = acts.clone();
+            forward_at(level, &gates, &coefs, input_rows, &mut fast);
+            assert_eq!(fast, slow, "{level}");
+        }
+    }
+
+    /// Every level gives the reference's bits, reading nothing but the output rows of the
+    /// gradient table (the rest holds NaN) and skipping the gates nothing reads.
+    #[test]
+    fn backward_equals_reference_bit_for_bit_at_every_level() {
+        let (gates, coefs, input_rows, mut acts) = random_case(2);
+        forward(&gates, &coefs, input_rows, &mut acts);
+        let outputs = [input_rows + gates.len() - 2, input_rows + gates.len() - 1];
+        let plan = BackwardPlan::new(&gates, input_rows, outputs);
+        assert!(plan.flags.contains(&SKIP), "the case has dead gates");
+        assert!(!plan.unread_inputs.is_empty(), "and an input no gate reads");
+        let mut slow_grads = vec![0.0; acts.len()];
+        for (k, &r) in outputs.iter().enumerate() {
+            for l in 0..TILE {
+                slow_grads[r * TILE + l] = ((l + k) as f32 * 0.1).sin();
+            }
+        }
+        let mut slow_coefs = vec![[0.0; 4]; 12];
+        let mut fast_grads_in = vec![f32::NAN; acts.len()];
+        for &r in &outputs {
+            fast_grads_in[r * TILE..][..TILE].copy_from_slice(&slow_grads[r * TILE..][..TILE]);
+        }
+        backward_reference(
+            &gates,
+            &coefs,
+            input_rows,
+            &acts,
+            &mut slow_grads,
+            &mut slow_coefs,
+        );
+        let patch = input_rows * TILE;
+        for level in SimdLevel::available() {
+            let mut grads = fast_grads_in.clone();
+            let mut coef_grads = vec![[0.0; 4]; 12];
+            backward_at(
+                level,
+                &gates,
+                &plan,
+                &coefs,
+                &acts,
+                &mut grads,
+                &mut coef_grads,
+            );
+            assert_eq!(
+                grads[..patch],
+                slow_grads[..patch],
+                "{level}: patch gradient"
+            );
+            assert_eq!(coef_grads, slow_coefs, "{level}: coefficient gradients");
+        }
+    }
+
+    /// A little circuit whose plan is worked out by hand: inputs 0..3, gates writing rows
+    /// 3 (reads 0, 0), 4 (reads 3, 1) and 5 (reads 1, 1, nothing reads it); output row 4.
+    #[test]
+    fn the_plan_stores_first_gradients_and_skips_dead_gates() {
+        let gate = |a, b| GateRef { a, b, param: 0 };
+        let gates = [gate(0, 0), gate(3, 1), gate(1, 1)];
+        let plan = BackwardPlan::new(&gates, 3, [4]);
+        // Reverse order: gate 2 is dead; gate 1 is the first to write rows 3 and 1; gate 0
+        // the first to write row 0 through `a`, then adds to it through `b`.
+        assert_eq!(plan.flags, vec![STORE_A, STORE_A | STORE_B, SKIP]);
+        assert_eq!(plan.unread_inputs, vec![2]);
     }
 
     #[test]
-    fn fast_backward_matches_reference() {
-        let (gates, coefs, input_rows, mut acts) = random_case(2);
-        forward(&gates, &coefs, input_rows, &mut acts);
-        let mut seed = vec![0.0; acts.len()];
-        let last = input_rows + gates.len() - 1;
-        for l in 0..TILE {
-            seed[last * TILE + l] = (l as f32 * 0.1).sin();
-        }
-        let (mut g_fast, mut g_slow) = (seed.clone(), seed);
-        let (mut c_fast, mut c_slow) = (vec![[0.0; 4]; 12], vec![[0.0; 4]; 12]);
-        backward(&gates, &coefs, input_rows, &acts, &mut g_fast, &mut c_fast);
-        backward_reference(&gates, &coefs, input_rows, &acts, &mut g_slow, &mut c_slow);
-        assert_eq!(
-            g_fast, g_slow,
-            "input gradients are summed in the same order"
-        );
-        for (f, s) in c_fast.iter().flatten().zip(c_slow.iter().flatten()) {
-            assert!((f - s).abs() <= 1e-4 * (1.0 + s.abs()), "{f} vs {s}");
-        }
+    fn partials_are_summed_as_a_halving_tree() {
+        // Values whose sum depends on the order in f32: 1e8 swallows 1 unless paired first.
+        let mut p = [0.0f32; PARTIALS];
+        p[0] = 1e8;
+        p[8] = -1e8;
+        p[1] = 1.0;
+        p[9] = 1.0;
+        // Tree: (p0 + p8) + ... = 0 + 2 = 2; in lane order 1e8 + 1 + 1 - 1e8 would be 0.
+        assert_eq!(sum_partials(p), 2.0);
     }
 }

@@ -89,22 +89,31 @@ impl Op {
     }
 }
 
-/// A soft gate's value: `c0 + c1*a + c2*b + c3*a*b`. Every kernel calls this.
+/// A soft gate's value `c0 + c1*a + c2*b + c3*a*b`, evaluated as
+/// `(c0 + c2*b) + a*(c1 + c3*b)` with three fused multiply-adds. Every kernel calls this.
 #[inline(always)]
 pub fn soft_gate(c: &[f32; 4], a: f32, b: f32) -> f32 {
-    c[0] + c[1] * a + c[2] * b + c[3] * (a * b)
+    a.mul_add(c[3].mul_add(b, c[1]), c[2].mul_add(b, c[0]))
 }
 
-/// Gradients of a soft gate's output `g`-weighted on its inputs `(da, db)`.
+/// Gradients of a soft gate's output `g`-weighted on its inputs `(da, db)`:
+/// `g*(c1 + c3*b)` and `g*(c2 + c3*a)`.
 #[inline(always)]
 pub fn soft_gate_input_grads(c: &[f32; 4], a: f32, b: f32, g: f32) -> (f32, f32) {
-    (g * (c[1] + c[3] * b), g * (c[2] + c[3] * a))
+    (g * c[3].mul_add(b, c[1]), g * c[3].mul_add(a, c[2]))
 }
 
-/// Gradient of a soft gate's output `g`-weighted on its coefficients.
+/// Adds a soft gate's output-`g`-weighted gradient on its coefficients,
+/// `g * [1, a, b, a*b]`, to the running sums `sums` (`g*a` is computed once).
 #[inline(always)]
-pub fn soft_gate_coef_grads(a: f32, b: f32, g: f32) -> [f32; 4] {
-    [g, g * a, g * b, g * (a * b)]
+pub fn add_soft_gate_coef_grads(a: f32, b: f32, g: f32, sums: [f32; 4]) -> [f32; 4] {
+    let ga = g * a;
+    [
+        sums[0] + g,
+        sums[1] + ga,
+        g.mul_add(b, sums[2]),
+        ga.mul_add(b, sums[3]),
+    ]
 }
 
 /// The table `K[i] = OPS[i].coefficients()`, computed once (in f64: its entries are the
