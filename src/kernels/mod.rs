@@ -5,3 +5,5 @@ pub mod hard;
 pub mod parameters;
 pub mod simd;
 pub mod soft;
+#[cfg(target_arch = "x86_64")]
+mod soft_avx2;

@@ -133,14 +133,15 @@ fn checked(wanted: SimdLevel) -> Result<SimdLevel, SimdError> {
 
 /// Defines `$name(args)`, which runs the `#[inline(always)]` function `$body` compiled for
 /// the [active](SimdLevel::active) level, and with `/ $name_at` also `$name_at(level,
-/// args)` for a given one (for tests and benches).
+/// args)` for a given one (for tests and benches). `avx2 => $avx2` names a hand-written
+/// body for the AVX2 level (x86_64 only), which must give `$body`'s bits.
 ///
 /// The level's features are enabled on a wrapper into which `$body` is inlined, so the
 /// compiler vectorizes the body for that level. Results are the same at every level as
 /// long as `$body` fuses multiply-adds only through `mul_add` (which is a correctly
 /// rounded software routine on a baseline without FMA).
 macro_rules! multiversioned {
-    ($(#[$meta:meta])* $vis:vis fn $name:ident / $name_at:ident ($($arg:ident: $ty:ty),* $(,)?) => $body:path) => {
+    ($(#[$meta:meta])* $vis:vis fn $name:ident / $name_at:ident ($($arg:ident: $ty:ty),* $(,)?) => $body:path $(, avx2 => $avx2:path)?) => {
         $(#[$meta])*
         #[inline]
         $vis fn $name($($arg: $ty),*) {
@@ -152,7 +153,7 @@ macro_rules! multiversioned {
         /// # Panics
         /// If this CPU cannot run `level`.
         $vis fn $name_at(level: $crate::kernels::simd::SimdLevel, $($arg: $ty),*) {
-            $crate::kernels::simd::multiversioned!(@dispatch level, $body, $($arg: $ty),*)
+            $crate::kernels::simd::multiversioned!(@dispatch level, $body $(, $avx2)?, $($arg: $ty),*)
         }
     };
     ($(#[$meta:meta])* $vis:vis fn $name:ident ($($arg:ident: $ty:ty),* $(,)?) => $body:path) => {
@@ -162,7 +163,10 @@ macro_rules! multiversioned {
             $crate::kernels::simd::multiversioned!(@dispatch level, $body, $($arg: $ty),*)
         }
     };
-    (@dispatch $level:ident, $body:path, $($arg:ident: $ty:ty),*) => {{
+    (@dispatch $level:ident, $body:path, $($arg:ident: $ty:ty),*) => {
+        $crate::kernels::simd::multiversioned!(@dispatch $level, $body, $body, $($arg: $ty),*)
+    };
+    (@dispatch $level:ident, $body:path, $avx2:path, $($arg:ident: $ty:ty),*) => {{
         use $crate::kernels::simd::SimdLevel;
         assert!($level <= SimdLevel::detect(), "this CPU cannot run {} kernels", $level);
         #[cfg(target_arch = "x86_64")]
@@ -173,7 +177,7 @@ macro_rules! multiversioned {
             }
             #[target_feature(enable = "avx2,fma")]
             fn avx2($($arg: $ty),*) {
-                $body($($arg),*)
+                $avx2($($arg),*)
             }
             match $level {
                 // SAFETY: the assertion above checked that this CPU has the features.

@@ -18,9 +18,9 @@ pub const TILE: usize = 64;
 /// Partial sums per coefficient gradient: lane `l` adds to partial `l % PARTIALS`, and
 /// the partials are then summed as a tree ([`sum_partials`]). 16 is one AVX-512 register
 /// of f32, two AVX2 ones.
-const PARTIALS: usize = 16;
+pub(super) const PARTIALS: usize = 16;
 
-type Lanes = [f32; TILE];
+pub(super) type Lanes = [f32; TILE];
 
 fn row(table: &[f32], r: usize) -> &Lanes {
     table[r * TILE..(r + 1) * TILE]
@@ -124,11 +124,12 @@ multiversioned! {
         acts: &[f32],
         grads: &mut [f32],
         coef_grads: &mut [[f64; 4]],
-    ) => backward_body
+    ) => backward_portable, avx2 => super::soft_avx2::backward
 }
 
+/// The gate loop of [`backward`], shared by every level; `K` does one gate's lanes.
 #[inline(always)]
-fn backward_body(
+pub(super) fn backward_with<K: GateBackward>(
     gates: &[GateRef],
     plan: &BackwardPlan,
     coefs: &[[f32; 4]],
@@ -143,32 +144,18 @@ fn backward_body(
         }
         let (in_grads, rest) = grads.split_at_mut((input_rows + i) * TILE);
         let g = row(rest, 0);
-        let (a, b) = (row(acts, gate.a as usize), row(acts, gate.b as usize));
-        let c = &coefs[gate.param as usize];
-        let mut da = [0.0f32; TILE];
-        let mut db = [0.0f32; TILE];
-        let mut partials = [[0.0f32; 4]; PARTIALS];
-        for chunk in 0..TILE / PARTIALS {
-            for (j, sums) in partials.iter_mut().enumerate() {
-                let l = chunk * PARTIALS + j;
-                (da[l], db[l]) = soft_gate_input_grads(c, a[l], b[l], g[l]);
-                *sums = add_soft_gate_coef_grads(a[l], b[l], g[l], *sums);
-            }
-        }
-        // One row after the other, so a gate wired twice to one row adds both.
-        accumulate(
-            row_mut(in_grads, gate.a as usize),
-            &da,
-            flags & STORE_A != 0,
-        );
-        accumulate(
-            row_mut(in_grads, gate.b as usize),
-            &db,
-            flags & STORE_B != 0,
-        );
-        let target = &mut coef_grads[gate.param as usize];
-        for (k, total) in target.iter_mut().enumerate() {
-            *total += f64::from(sum_partials(std::array::from_fn(|j| partials[j][k])));
+        let (ra, rb) = (gate.a as usize, gate.b as usize);
+        let (a, b) = (row(acts, ra), row(acts, rb));
+        let rows = if ra == rb {
+            InputRows::Shared(row_mut(in_grads, ra))
+        } else {
+            let (ga, gb) = two_rows_mut(in_grads, ra, rb);
+            InputRows::Apart(ga, gb)
+        };
+        let store = (flags & STORE_A != 0, flags & STORE_B != 0);
+        let sums = K::gate(&coefs[gate.param as usize], a, b, g, rows, store);
+        for (total, sum) in coef_grads[gate.param as usize].iter_mut().zip(sums) {
+            *total += f64::from(sum);
         }
     }
     for &r in &plan.unread_inputs {
@@ -176,15 +163,132 @@ fn backward_body(
     }
 }
 
-/// Stores `delta` into `row`, or adds it.
 #[inline(always)]
-fn accumulate(row: &mut Lanes, delta: &Lanes, store: bool) {
-    if store {
-        *row = *delta;
-    } else {
-        for l in 0..TILE {
-            row[l] += delta[l];
+fn backward_portable(
+    gates: &[GateRef],
+    plan: &BackwardPlan,
+    coefs: &[[f32; 4]],
+    acts: &[f32],
+    grads: &mut [f32],
+    coef_grads: &mut [[f64; 4]],
+) {
+    backward_with::<Portable>(gates, plan, coefs, acts, grads, coef_grads);
+}
+
+/// Where a gate's input gradients go.
+pub(super) enum InputRows<'r> {
+    /// Inputs `a` and `b` read different rows.
+    Apart(&'r mut Lanes, &'r mut Lanes),
+    /// Both read one row: `a`'s gradient goes first, then `b`'s is added.
+    Shared(&'r mut Lanes),
+}
+
+/// One gate's backward over a tile's lanes: `g*(c1 + c3*b)` into `a`'s gradient row and
+/// `g*(c2 + c3*a)` into `b`'s, each stored (if `store.0` / `store.1`) or added; returns the
+/// four coefficient gradients, lane `l` summed into partial `l % PARTIALS` and the
+/// partials summed as in [`sum_partials`]. Every implementation gives the same bits.
+pub(super) trait GateBackward {
+    fn gate(
+        c: &[f32; 4],
+        a: &Lanes,
+        b: &Lanes,
+        g: &Lanes,
+        rows: InputRows<'_>,
+        store: (bool, bool),
+    ) -> [f32; 4];
+}
+
+/// The lane loops in plain Rust, vectorized by the compiler for the level it is built for.
+struct Portable;
+
+impl GateBackward for Portable {
+    #[inline(always)]
+    fn gate(
+        c: &[f32; 4],
+        a: &Lanes,
+        b: &Lanes,
+        g: &Lanes,
+        rows: InputRows<'_>,
+        store: (bool, bool),
+    ) -> [f32; 4] {
+        let partials = match rows {
+            // The plan stores only the first of the two gradients into a shared row.
+            InputRows::Shared(row) => match store.0 {
+                true => portable_lanes(c, a, b, g, &mut OneRow::<true>(row)),
+                false => portable_lanes(c, a, b, g, &mut OneRow::<false>(row)),
+            },
+            InputRows::Apart(ga, gb) => match store {
+                (true, true) => portable_lanes(c, a, b, g, &mut TwoRows::<true, true>(ga, gb)),
+                (true, false) => portable_lanes(c, a, b, g, &mut TwoRows::<true, false>(ga, gb)),
+                (false, true) => portable_lanes(c, a, b, g, &mut TwoRows::<false, true>(ga, gb)),
+                (false, false) => portable_lanes(c, a, b, g, &mut TwoRows::<false, false>(ga, gb)),
+            },
+        };
+        partials.map(sum_partials)
+    }
+}
+
+/// [`Portable`]'s lanes: input gradients to `sink`, coefficient gradients as partial sums.
+#[inline(always)]
+fn portable_lanes(
+    c: &[f32; 4],
+    a: &Lanes,
+    b: &Lanes,
+    g: &Lanes,
+    sink: &mut impl InputGrads,
+) -> [[f32; PARTIALS]; 4] {
+    let (mut p0, mut p1, mut p2, mut p3) = (
+        [0.0f32; PARTIALS],
+        [0.0; PARTIALS],
+        [0.0; PARTIALS],
+        [0.0; PARTIALS],
+    );
+    for chunk in 0..TILE / PARTIALS {
+        let lanes = chunk * PARTIALS..(chunk + 1) * PARTIALS;
+        let (a, b, g) = (&a[lanes.clone()], &b[lanes.clone()], &g[lanes]);
+        for j in 0..PARTIALS {
+            let (da, db) = soft_gate_input_grads(c, a[j], b[j], g[j]);
+            sink.put(chunk * PARTIALS + j, da, db);
+            [p0[j], p1[j], p2[j], p3[j]] =
+                add_soft_gate_coef_grads(a[j], b[j], g[j], [p0[j], p1[j], p2[j], p3[j]]);
         }
+    }
+    [p0, p1, p2, p3]
+}
+
+/// Where [`portable_lanes`] puts a lane's input gradients: stored or added.
+trait InputGrads {
+    fn put(&mut self, l: usize, da: f32, db: f32);
+}
+
+struct TwoRows<'r, const STORE_A: bool, const STORE_B: bool>(&'r mut Lanes, &'r mut Lanes);
+
+impl<const STORE_A: bool, const STORE_B: bool> InputGrads for TwoRows<'_, STORE_A, STORE_B> {
+    #[inline(always)]
+    fn put(&mut self, l: usize, da: f32, db: f32) {
+        self.0[l] = if STORE_A { da } else { self.0[l] + da };
+        self.1[l] = if STORE_B { db } else { self.1[l] + db };
+    }
+}
+
+struct OneRow<'r, const STORE: bool>(&'r mut Lanes);
+
+impl<const STORE: bool> InputGrads for OneRow<'_, STORE> {
+    #[inline(always)]
+    fn put(&mut self, l: usize, da: f32, db: f32) {
+        let first = if STORE { da } else { self.0[l] + da };
+        self.0[l] = first + db;
+    }
+}
+
+/// Rows `ra` and `rb` (`ra != rb`) of a table, both writable.
+fn two_rows_mut(table: &mut [f32], ra: usize, rb: usize) -> (&mut Lanes, &mut Lanes) {
+    let (low, high) = table.split_at_mut(ra.max(rb) * TILE);
+    let (first, second) = (row_mut(low, ra.min(rb)), row_mut(high, 0));
+    if ra < rb {
+        (first, second)
+    } else {
+        (second, first)
     }
 }
 
