@@ -3,6 +3,8 @@
 //! Lane `l = b * H * W + row * W + col`. Lanes are padded to whole tiles; padding lanes
 //! read nothing and are read by nobody.
 
+use std::ops::Range;
+
 /// Marks a missing neighbour (outside a zero-padded grid, or a padding lane).
 pub const NO_LANE: u32 = u32::MAX;
 
@@ -69,11 +71,59 @@ impl Geometry {
     pub fn tiles(&self) -> usize {
         self.padded_lanes / self.tile
     }
+
+    /// The tiles cut into runs of consecutive tiles whose lanes see only lanes of the
+    /// same run: one run per grid when every grid fills whole tiles, else fewer. A run
+    /// can be stepped from start to end without waiting for the others.
+    pub fn tile_runs(&self) -> Vec<Range<usize>> {
+        let tiles = self.tiles();
+        // The lowest and highest tile that a tile's lanes see.
+        let (mut low, mut high): (Vec<usize>, Vec<usize>) = (0..tiles).map(|t| (t, t)).unzip();
+        for (lane, seen) in self.neighbors.iter().enumerate() {
+            for &n in seen.iter().filter(|&&n| n != NO_LANE) {
+                let (t, n) = (lane / self.tile, n as usize / self.tile);
+                low[t] = low[t].min(n);
+                high[t] = high[t].max(n);
+            }
+        }
+        // A cut before tile t is clean when nothing before it sees t.. and nothing from
+        // t on sees ..t.
+        let mut lowest_after = vec![tiles; tiles + 1];
+        for t in (0..tiles).rev() {
+            lowest_after[t] = lowest_after[t + 1].min(low[t]);
+        }
+        let mut runs = Vec::new();
+        let (mut start, mut highest_before) = (0, 0);
+        for t in 1..=tiles {
+            highest_before = highest_before.max(high[t - 1]);
+            if t == tiles || (highest_before < t && lowest_after[t] >= t) {
+                runs.push(start..t);
+                start = t;
+            }
+        }
+        runs
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn grids_that_fill_whole_tiles_are_runs_of_their_own() {
+        // 16x16 = 4 tiles of 64 per grid, three grids.
+        let g = Geometry::new(3, 16, 16, true, 64);
+        assert_eq!(g.tile_runs(), vec![0..4, 4..8, 8..12]);
+        // 10x10 = 100 lanes: grids share tiles, so all tiles are one run.
+        let g = Geometry::new(3, 10, 10, false, 64);
+        assert_eq!(g.tile_runs(), vec![0..5]);
+        // 8x8 without wrapping: a grid is one tile.
+        let g = Geometry::new(2, 8, 8, false, 64);
+        assert_eq!(g.tile_runs(), vec![0..1, 1..2]);
+        // One grid of 4x32 rows: row 2 (tile 1) sees row 1 (tile 0) and wraps to row 0.
+        let g = Geometry::new(1, 4, 32, true, 64);
+        assert_eq!(g.tile_runs(), vec![0..2]);
+    }
 
     #[test]
     fn zero_padded_corner_sees_four_cells() {

@@ -8,3 +8,4 @@ pub mod hard;
 pub mod masks;
 pub mod patch_shifts;
 pub mod soft;
+mod soft_tiles;

@@ -9,9 +9,16 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use crate::automaton::geometry::{Geometry, NO_LANE};
+use std::ops::Range;
+
+use crate::automaton::geometry::Geometry;
 use crate::automaton::grid::Grids;
 use crate::automaton::masks::FireMasks;
+pub use crate::automaton::soft_tiles::state_index;
+use crate::automaton::soft_tiles::{
+    gather_patch, prev_and_next, scatter_patch_grads, seed_output_grads, split_runs,
+    sum_in_tile_order, write_outputs,
+};
 use crate::kernels::soft::{self as kernel, BackwardPlan, TILE};
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
@@ -53,6 +60,8 @@ pub struct SoftRollout {
     tile_coef_grads: Vec<Vec<[f64; 4]>>,
     params: usize,
     plan: BackwardPlan,
+    /// Runs of tiles that read only each other ([`Geometry::tile_runs`]).
+    runs: Vec<Range<usize>>,
 }
 
 /// Scratch activations and gradients of one tile (`rows x TILE` each).
@@ -112,6 +121,7 @@ impl SoftRollout {
                 circuit.input_rows,
                 (0..channels).map(|c| circuit.output_row(c)),
             ),
+            runs: geometry.tile_runs(),
             geometry,
         }
     }
@@ -191,13 +201,40 @@ impl SoftRollout {
         }
     }
 
-    /// Runs all steps with the given gate coefficients.
+    /// Runs all steps with the given gate coefficients; each run of tiles that read only
+    /// each other (a grid, see [`Geometry::tile_runs`]) steps on its own, so threads
+    /// do not wait for each other between steps.
     pub fn forward(&mut self, circuit: &Circuit, coefs: &[[f32; 4]], masks: Option<&FireMasks>) {
-        self.forward_observed(circuit, coefs, masks, |_| {});
+        if self.runs.len() < 2 || self.memory == ActivationMemory::Store {
+            return self.forward_observed(circuit, coefs, masks, |_| {});
+        }
+        let len = self.state_len();
+        let tile_len = circuit.channels * TILE;
+        let mut states = std::mem::take(&mut self.states);
+        let mut windows: Vec<Vec<&mut [f32]>> = self.runs.iter().map(|_| Vec::new()).collect();
+        for slot in states.chunks_mut(len) {
+            for (run, window) in windows
+                .iter_mut()
+                .zip(split_runs(slot, &self.runs, tile_len))
+            {
+                run.push(window);
+            }
+        }
+        let this = &*self;
+        windows
+            .into_par_iter()
+            .zip(&this.runs)
+            .for_each(|(mut slots, run)| {
+                for t in 0..this.steps {
+                    let (prev, next) = prev_and_next(&mut slots, this.step_slots(t));
+                    this.forward_step(circuit, coefs, masks, (t, run.start), prev, next, None);
+                }
+            });
+        self.states = states;
     }
 
-    /// [`forward`](Self::forward), calling `after_step(t)` once step `t` is done (to show
-    /// progress on long rollouts).
+    /// [`forward`](Self::forward) with all tiles in step, calling `after_step(t)` once
+    /// step `t` is done (to show progress on long rollouts).
     pub fn forward_observed(
         &mut self,
         circuit: &Circuit,
@@ -210,33 +247,54 @@ impl SoftRollout {
         let mut states = std::mem::take(&mut self.states);
         let mut stored = std::mem::take(&mut self.stored_acts);
         for t in 0..self.steps {
-            let (prev, next) = prev_and_next(&mut states, len, self.step_slots(t));
-            let work = |tile: usize, next_tile: &mut [f32], acts: &mut [f32]| {
-                gather_patch(&self.geometry, circuit.channels, tile, prev, acts);
-                kernel::forward(&circuit.gates, coefs, circuit.input_rows, acts);
-                write_outputs(circuit, tile, t, acts, prev, next_tile, masks);
+            let mut slots: Vec<&mut [f32]> = states.chunks_mut(len).collect();
+            let (prev, next) = prev_and_next(&mut slots, self.step_slots(t));
+            let stored = match self.memory {
+                ActivationMemory::Store => Some(&mut stored[t * tiles..(t + 1) * tiles]),
+                ActivationMemory::Recompute | ActivationMemory::ForwardOnly => None,
             };
-            let chunks = next.par_chunks_mut(circuit.channels * TILE).enumerate();
-            match self.memory {
-                ActivationMemory::Recompute | ActivationMemory::ForwardOnly => {
-                    chunks.for_each(|(tile, next_tile)| {
-                        let mut ws = self.workspace();
-                        work(tile, next_tile, &mut ws.acts);
-                    });
-                }
-                ActivationMemory::Store => chunks
-                    .zip(stored[t * tiles..(t + 1) * tiles].par_iter_mut())
-                    .for_each(|((tile, next_tile), acts)| work(tile, next_tile, acts)),
-            }
+            self.forward_step(circuit, coefs, masks, (t, 0), prev, next, stored);
             after_step(t);
         }
         self.states = states;
         self.stored_acts = stored;
     }
 
+    /// Step `t` on the window of tiles `first..` that `prev` and `next` hold; `stored`
+    /// (store mode) receives each tile's activations.
+    #[allow(clippy::too_many_arguments)]
+    fn forward_step(
+        &self,
+        circuit: &Circuit,
+        coefs: &[[f32; 4]],
+        masks: Option<&FireMasks>,
+        (t, first): (usize, usize),
+        prev: &[f32],
+        next: &mut [f32],
+        stored: Option<&mut [Vec<f32>]>,
+    ) {
+        let work = |i: usize, next_tile: &mut [f32], acts: &mut [f32]| {
+            let tile = (first + i, first);
+            gather_patch(&self.geometry, circuit.channels, tile, prev, acts);
+            kernel::forward(&circuit.gates, coefs, circuit.input_rows, acts);
+            write_outputs(circuit, tile, t, acts, prev, next_tile, masks);
+        };
+        let chunks = next.par_chunks_mut(circuit.channels * TILE).enumerate();
+        match stored {
+            None => chunks.for_each(|(i, next_tile)| {
+                let mut ws = self.workspace();
+                work(i, next_tile, &mut ws.acts);
+            }),
+            Some(stored) => chunks
+                .zip(stored.par_iter_mut())
+                .for_each(|((i, next_tile), acts)| work(i, next_tile, acts)),
+        }
+    }
+
     /// Backpropagates the loss's gradients on the last states (tile-blocked, like a
     /// state; `loss_grads[j]` is on the state after step `steps - j`) through every step
-    /// and returns the gradient of every parameter's four coefficients.
+    /// and returns the gradient of every parameter's four coefficients. Each run of
+    /// tiles steps back on its own, as in [`forward`](Self::forward).
     ///
     /// Must follow [`forward`](Self::forward) with the same coefficients and masks.
     pub fn backward(
@@ -251,210 +309,104 @@ impl SoftRollout {
             self.memory != ActivationMemory::ForwardOnly,
             "a forward-only rollout has no backward pass"
         );
-        let len = self.state_len();
-        let tiles = self.geometry.tiles();
-        let channels = circuit.channels;
-        let patch_len = channels * PATCH * TILE;
+        let tile_len = circuit.channels * TILE;
+        let patch_len = tile_len * PATCH;
         if self.tile_coef_grads.is_empty() {
-            self.tile_coef_grads = vec![vec![[0.0; 4]; self.params]; tiles];
+            self.tile_coef_grads = vec![vec![[0.0; 4]; self.params]; self.geometry.tiles()];
         }
-        self.next_state_grads.copy_from_slice(&loss_grads[0]);
         let mut tile_coef_grads = std::mem::take(&mut self.tile_coef_grads);
         let mut patch_grads = std::mem::take(&mut self.patch_grads);
+        let mut state_grads = std::mem::take(&mut self.state_grads);
+        let mut next_grads = std::mem::take(&mut self.next_state_grads);
         tile_coef_grads
             .par_iter_mut()
             .for_each(|g| g.fill([0.0; 4]));
-        for t in (0..self.steps).rev() {
-            let state = &self.states[t * len..(t + 1) * len];
-            let next_grads = &self.next_state_grads;
-            patch_grads
-                .par_chunks_mut(patch_len)
-                .zip(tile_coef_grads.par_iter_mut())
-                .enumerate()
-                .for_each(|(tile, (patch_grads, tile_coef_grads))| {
-                    let mut ws = self.workspace();
-                    let Workspace { acts, grads } = &mut *ws;
-                    let acts: &[f32] = match self.memory {
-                        ActivationMemory::Recompute => {
-                            gather_patch(&self.geometry, channels, tile, state, acts);
-                            kernel::forward(&circuit.gates, coefs, circuit.input_rows, acts);
-                            acts
-                        }
-                        ActivationMemory::Store => &self.stored_acts[t * tiles + tile],
-                        ActivationMemory::ForwardOnly => unreachable!("checked above"),
-                    };
-                    seed_output_grads(circuit, tile, t, masks, next_grads, grads);
-                    kernel::backward(
-                        &circuit.gates,
-                        &self.plan,
-                        coefs,
-                        acts,
+        let runs = &self.runs;
+        let windows = split_runs(&mut patch_grads, runs, patch_len)
+            .into_iter()
+            .zip(split_runs(&mut tile_coef_grads, runs, 1))
+            .zip(split_runs(&mut state_grads, runs, tile_len))
+            .zip(split_runs(&mut next_grads, runs, tile_len))
+            .zip(runs);
+        let windows: Vec<_> = windows.collect();
+        windows
+            .into_par_iter()
+            .for_each(|((((patch, coef), mut state), mut next), run)| {
+                let window = run.start * tile_len..run.end * tile_len;
+                next.copy_from_slice(&loss_grads[0][window.clone()]);
+                for t in (0..self.steps).rev() {
+                    self.backward_step(circuit, coefs, masks, (t, run.start), next, patch, coef);
+                    if t == 0 {
+                        break;
+                    }
+                    let grads = (&*patch, &*next);
+                    scatter_patch_grads(
+                        &self.geometry,
+                        circuit.channels,
+                        (t, run.start),
+                        masks,
                         grads,
-                        tile_coef_grads,
+                        state,
                     );
-                    patch_grads.copy_from_slice(&grads[..patch_len]);
-                });
-            if t > 0 {
-                self.grads_before_step(&patch_grads, channels, t, masks, loss_grads);
-            }
-        }
-        sum_in_tile_order(&tile_coef_grads, coef_grads);
-        self.tile_coef_grads = tile_coef_grads;
-        self.patch_grads = patch_grads;
-    }
-
-    /// Makes `next_state_grads` the gradient of the state before step `t`: what flows back
-    /// through step `t`, plus the loss's own gradient on that state.
-    fn grads_before_step(
-        &mut self,
-        patch_grads: &[f32],
-        channels: usize,
-        t: usize,
-        masks: Option<&FireMasks>,
-        loss_grads: &[Vec<f32>],
-    ) {
-        self.scatter_patch_grads(patch_grads, channels, t, masks);
-        std::mem::swap(&mut self.state_grads, &mut self.next_state_grads);
-        if let Some(loss_grads) = loss_grads.get(self.steps - t) {
-            for (g, l) in self.next_state_grads.iter_mut().zip(loss_grads) {
-                *g += l;
-            }
-        }
-    }
-
-    /// Gradient of the state before step `t`: what cells that did not fire pass on, plus
-    /// what every reader's patch received, summed in patch order.
-    fn scatter_patch_grads(
-        &mut self,
-        patch_grads: &[f32],
-        channels: usize,
-        t: usize,
-        masks: Option<&FireMasks>,
-    ) {
-        let geometry = &self.geometry;
-        let next_grads = &self.next_state_grads;
-        let patch_len = channels * PATCH * TILE;
-        self.state_grads
-            .par_chunks_mut(channels * TILE)
-            .enumerate()
-            .for_each(|(tile, out)| {
-                for i in 0..TILE {
-                    let lane = tile * TILE + i;
-                    let kept = masks.is_some_and(|m| !m.fires(t, lane));
-                    for c in 0..channels {
-                        let mut g = if kept {
-                            next_grads[tile * channels * TILE + c * TILE + i]
-                        } else {
-                            0.0
-                        };
-                        for (p, &reader) in geometry.readers[lane].iter().enumerate() {
-                            if reader != NO_LANE {
-                                let r = reader as usize;
-                                g += patch_grads
-                                    [(r / TILE) * patch_len + (c * PATCH + p) * TILE + r % TILE];
-                            }
+                    // The gradient of the state before step t, plus the loss's own on it.
+                    std::mem::swap(&mut state, &mut next);
+                    if let Some(loss_grads) = loss_grads.get(self.steps - t) {
+                        for (g, l) in next.iter_mut().zip(&loss_grads[window.clone()]) {
+                            *g += l;
                         }
-                        out[c * TILE + i] = g;
                     }
                 }
             });
+        sum_in_tile_order(&tile_coef_grads, coef_grads);
+        self.tile_coef_grads = tile_coef_grads;
+        self.patch_grads = patch_grads;
+        self.state_grads = state_grads;
+        self.next_state_grads = next_grads;
     }
-}
 
-/// The state in slot `from` to read and the one in slot `to` to write (`from != to`).
-fn prev_and_next(
-    states: &mut [f32],
-    len: usize,
-    (from, to): (usize, usize),
-) -> (&[f32], &mut [f32]) {
-    if from < to {
-        let (before, after) = states.split_at_mut(to * len);
-        (&before[from * len..][..len], &mut after[..len])
-    } else {
-        let (before, after) = states.split_at_mut(from * len);
-        (&after[..len], &mut before[to * len..][..len])
-    }
-}
-
-/// Writes a tile's new state: the circuit's output where the cell fires, else the old value.
-fn write_outputs(
-    circuit: &Circuit,
-    tile: usize,
-    step: usize,
-    acts: &[f32],
-    prev: &[f32],
-    next_tile: &mut [f32],
-    masks: Option<&FireMasks>,
-) {
-    for c in 0..circuit.channels {
-        let out = &acts[circuit.output_row(c) * TILE..][..TILE];
-        let old = &prev[tile * circuit.channels * TILE + c * TILE..][..TILE];
-        let new = &mut next_tile[c * TILE..][..TILE];
-        for i in 0..TILE {
-            let fires = masks.is_none_or(|m| m.fires(step, tile * TILE + i));
-            new[i] = if fires { out[i] } else { old[i] };
-        }
-    }
-}
-
-/// Seeds a tile's output gradient rows with the gradient of the next state (the kernel
-/// reads no other row before writing it); a cell that did not fire at step `t` passes
-/// no gradient through its gates.
-fn seed_output_grads(
-    circuit: &Circuit,
-    tile: usize,
-    t: usize,
-    masks: Option<&FireMasks>,
-    next_grads: &[f32],
-    grads: &mut [f32],
-) {
-    let channels = circuit.channels;
-    for c in 0..channels {
-        let seed = &mut grads[circuit.output_row(c) * TILE..][..TILE];
-        let from = &next_grads[tile * channels * TILE + c * TILE..][..TILE];
-        for i in 0..TILE {
-            let fires = masks.is_none_or(|m| m.fires(t, tile * TILE + i));
-            seed[i] = if fires { from[i] } else { 0.0 };
-        }
-    }
-}
-
-#[inline]
-pub fn state_index(channels: usize, channel: usize, lane: usize) -> usize {
-    (lane / TILE) * channels * TILE + channel * TILE + lane % TILE
-}
-
-/// Fills rows `c*9 + p` of a tile's activations with what each lane sees.
-fn gather_patch(
-    geometry: &Geometry,
-    channels: usize,
-    tile: usize,
-    state: &[f32],
-    acts: &mut [f32],
-) {
-    for c in 0..channels {
-        for p in 0..PATCH {
-            let out = &mut acts[(c * PATCH + p) * TILE..][..TILE];
-            for (i, v) in out.iter_mut().enumerate() {
-                let n = geometry.neighbors[tile * TILE + i][p];
-                *v = if n == NO_LANE {
-                    0.0
-                } else {
-                    state[state_index(channels, c, n as usize)]
+    /// Back through step `t` on the window of tiles `first..`: each tile's patch
+    /// gradient into `patch_grads`, its coefficient gradients added to `coef_grads`.
+    #[allow(clippy::too_many_arguments)]
+    fn backward_step(
+        &self,
+        circuit: &Circuit,
+        coefs: &[[f32; 4]],
+        masks: Option<&FireMasks>,
+        (t, first): (usize, usize),
+        next_grads: &[f32],
+        patch_grads: &mut [f32],
+        coef_grads: &mut [Vec<[f64; 4]>],
+    ) {
+        let len = self.state_len();
+        let state = &self.states[t * len..(t + 1) * len];
+        let patch_len = circuit.channels * PATCH * TILE;
+        patch_grads
+            .par_chunks_mut(patch_len)
+            .zip(coef_grads.par_iter_mut())
+            .enumerate()
+            .for_each(|(i, (patch_grads, tile_coef_grads))| {
+                let tile = first + i;
+                let mut ws = self.workspace();
+                let Workspace { acts, grads } = &mut *ws;
+                let acts: &[f32] = match self.memory {
+                    ActivationMemory::Recompute => {
+                        gather_patch(&self.geometry, circuit.channels, (tile, 0), state, acts);
+                        kernel::forward(&circuit.gates, coefs, circuit.input_rows, acts);
+                        acts
+                    }
+                    ActivationMemory::Store => &self.stored_acts[t * self.geometry.tiles() + tile],
+                    ActivationMemory::ForwardOnly => unreachable!("checked by backward"),
                 };
-            }
-        }
-    }
-}
-
-/// Adds every tile's coefficient gradients in tile order, whatever the thread count, so
-/// the sum is the same on any machine.
-fn sum_in_tile_order(tile_coef_grads: &[Vec<[f64; 4]>], coef_grads: &mut [[f64; 4]]) {
-    for tile_grads in tile_coef_grads {
-        for (total, g) in coef_grads.iter_mut().zip(tile_grads) {
-            for k in 0..4 {
-                total[k] += g[k];
-            }
-        }
+                seed_output_grads(circuit, (tile, first), t, masks, next_grads, grads);
+                kernel::backward(
+                    &circuit.gates,
+                    &self.plan,
+                    coefs,
+                    acts,
+                    grads,
+                    tile_coef_grads,
+                );
+                patch_grads.copy_from_slice(&grads[..patch_len]);
+            });
     }
 }
