@@ -10,6 +10,7 @@ mod dry_run;
 mod export;
 mod flamegraph;
 mod history;
+mod instructions;
 mod machine;
 mod manifest;
 mod paths;
@@ -52,6 +53,9 @@ enum Command {
     Report(report::ReportArgs),
     /// Compare two reports of results/history.csv; exit code 3 on a slowdown.
     Compare(compare::CompareArgs),
+    /// Count the instructions of each workload's short form (cachegrind) and compare
+    /// them with results/instructions.json; exit code 3 when one grew past the threshold.
+    Instructions(instructions::InstructionsArgs),
     /// Profile one workload with perf; write results/flamegraph.svg.
     Flamegraph(flamegraph::FlamegraphArgs),
     /// Remove what the pipeline made under target/.
@@ -60,12 +64,17 @@ enum Command {
     Assets(assets::AssetsArgs),
 }
 
-/// The exit code of `compare` when a variant got slower past its threshold (errors exit 1).
+/// The exit code of `compare` and `instructions` when something got slower past its
+/// threshold (errors exit 1).
 const SLOWER: u8 = 3;
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Compare(args) => match compare::run(args) {
+            Ok(compare::Verdict::Slower) => return ExitCode::from(SLOWER),
+            other => other.map(|_| ()),
+        },
+        Command::Instructions(args) => match instructions::run(args) {
             Ok(compare::Verdict::Slower) => return ExitCode::from(SLOWER),
             other => other.map(|_| ()),
         },
