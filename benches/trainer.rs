@@ -102,6 +102,28 @@ fn epoch(c: &mut Criterion) {
     group.finish();
 }
 
+/// The reference epoch's cost against grid size and steps (batch 2, 2 threads): it
+/// should grow in proportion to cells x steps, so the throughput is in cell-steps.
+fn epoch_size(c: &mut Criterion) {
+    let mut group = c.benchmark_group("epoch-size");
+    group.sample_size(10);
+    let pool = pool(2);
+    for size in [8, 16, 32, 64] {
+        for steps in [10, 20, 40] {
+            let (mut config, mut settings) = preset(TaskKind::Checkerboard, false);
+            (config.height, config.width) = (size, size);
+            let change: Override = format!("steps={steps}").parse().unwrap();
+            change.apply(&mut config, &mut settings);
+            let cell_steps = settings.batch * size * size * steps;
+            group.throughput(Throughput::Elements(cell_steps as u64));
+            let trainer = pool.install(|| Trainer::from_seed(config, settings).unwrap());
+            let name = format!("checkerboard-{size}x{size}/{steps}-steps");
+            bench_epochs(&mut group, &name, &pool, trainer);
+        }
+    }
+    group.finish();
+}
+
 /// Hard (bit-sliced) rollouts: the training one, and the 64x64 generalization test; their
 /// throughput is in gate evaluations per lane.
 fn hard_rollout(c: &mut Criterion) {
@@ -170,5 +192,5 @@ fn layer(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, epoch, recipes, hard_rollout, layer);
+criterion_group!(benches, epoch, epoch_size, recipes, hard_rollout, layer);
 criterion_main!(benches);

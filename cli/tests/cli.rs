@@ -406,3 +406,33 @@ fn compute_time_is_written_where_the_environment_says() {
     assert_eq!(record["units"], 7);
     assert!(record["compute_s"].as_f64().unwrap() > 0.0);
 }
+
+/// The reference training run (checkerboard, batch 2, 16x16, 20 steps, 2 threads) keeps
+/// its peak resident memory within 16 MiB: it keeps the states of every step and
+/// recomputes activations one tile at a time. (A debug build's larger code adds about
+/// 1.5 MiB, so it is held to 18 MiB.)
+#[cfg(target_os = "linux")]
+#[test]
+fn the_reference_run_peaks_under_16_mib() {
+    let dir = tempfile::tempdir().unwrap();
+    let timing = dir.path().join("time.json");
+    logicars()
+        .args(["train", "checkerboard", "--epochs", "3", "--threads", "2"])
+        .args(["--checkpoint-every", "off", "--save"])
+        .arg(dir.path().join("m.json"))
+        .env("LOGICARS_COMPUTE_TIME", &timing)
+        .assert()
+        .success();
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&timing).unwrap()).unwrap();
+    let peak = record["peak_rss_bytes"]
+        .as_u64()
+        .expect("Linux reports VmHWM");
+    assert!(peak > 1 << 20, "a plausible peak: {peak}");
+    let limit_mib = if cfg!(debug_assertions) { 18 } else { 16 };
+    assert!(
+        peak <= limit_mib << 20,
+        "peak {:.1} MiB",
+        peak as f64 / (1 << 20) as f64
+    );
+}

@@ -2,8 +2,9 @@
 //! start-up, file reading and writing, for benchmarks that compare builds of the trainer.
 //!
 //! Set `LOGICARS_COMPUTE_TIME=<file>` and `train` and `eval` write there, as JSON,
-//! `{"command": "train", "compute_s": 1.234, "units": 60, "unit": "epoch"}`. Without the
-//! variable nothing changes.
+//! `{"command": "train", "compute_s": 1.234, "units": 60, "unit": "epoch",
+//! "peak_rss_bytes": 14155776}` (the process's peak resident memory so far, where the
+//! system says: Linux's `VmHWM`; else null). Without the variable nothing changes.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -45,6 +46,7 @@ struct Record<'a> {
     compute_s: f64,
     units: usize,
     unit: &'a str,
+    peak_rss_bytes: Option<u64>,
 }
 
 /// Writes the record when [`ENV`] names a file; does nothing otherwise.
@@ -57,10 +59,19 @@ pub fn report(command: &str, compute_s: f64, units: usize, unit: &str) -> Result
         compute_s,
         units,
         unit,
+        peak_rss_bytes: peak_rss_bytes(),
     };
     let text = serde_json::to_string(&record).expect("a record always serializes");
     write_atomically(&path, text.as_bytes())
         .with_context(|| format!("writing the compute time to {} ({ENV})", path.display()))
+}
+
+/// The peak resident memory of this process: `VmHWM` of `/proc/self/status` (Linux).
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 #[cfg(test)]
