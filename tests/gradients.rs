@@ -180,8 +180,15 @@ fn stored_activations_give_the_same_gradient() {
 
 #[test]
 fn asynchronous_periodic_rollout_gradient_matches_finite_differences() {
-    let (model, init, target) = tiny_case(tiny_config(4, Some(0.6), true), 13);
-    let masks = FireMasks::draw(4, 2, 6 * 7, 0.6, &mut ChaCha8Rng::seed_from_u64(3));
+    check_asynchronous(tiny_config(4, Some(0.6), true), 13, 3);
+}
+
+/// [`check`] of `config` (which fires at rate 0.6) under masks drawn from `mask_seed`.
+fn check_asynchronous(config: ModelConfig, seed: u64, mask_seed: u64) {
+    let cells = config.height * config.width;
+    let (model, init, target) = tiny_case(config.clone(), seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(mask_seed);
+    let masks = FireMasks::draw(config.steps, 2, cells, 0.6, &mut rng);
     assert!(masks.fires.contains(&false) && masks.fires.contains(&true));
     check(
         model,
@@ -208,15 +215,7 @@ fn gate_wired_twice_to_one_input_gets_both_contributions() {
 fn grids_stepped_on_their_own_have_the_gradient_of_finite_differences() {
     let mut config = tiny_config(3, Some(0.6), true);
     (config.height, config.width) = (8, 8);
-    let (model, init, target) = tiny_case(config, 15);
-    let masks = FireMasks::draw(3, 2, 8 * 8, 0.6, &mut ChaCha8Rng::seed_from_u64(4));
-    check(
-        model,
-        init,
-        target,
-        Some(masks),
-        ActivationMemory::Recompute,
-    );
+    check_asynchronous(config, 15, 4);
 }
 
 /// The stepwise forward that store mode uses and the forward by runs give the same bits.

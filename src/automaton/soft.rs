@@ -5,11 +5,10 @@
 //! coefficient gradients are summed over tiles in tile order at the end, so the result
 //! is the same for any number of threads.
 
+use std::ops::Range;
 use std::sync::Mutex;
 
 use rayon::prelude::*;
-
-use std::ops::Range;
 
 use crate::automaton::geometry::Geometry;
 use crate::automaton::grid::Grids;

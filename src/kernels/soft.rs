@@ -124,7 +124,7 @@ multiversioned! {
         acts: &[f32],
         grads: &mut [f32],
         coef_grads: &mut [[f64; 4]],
-    ) => backward_portable, avx2 => super::soft_avx2::backward
+    ) => backward_with::<Portable>, avx2 => backward_with::<super::soft_avx2::Avx2>
 }
 
 /// The gate loop of [`backward`], shared by every level; `K` does one gate's lanes.
@@ -161,18 +161,6 @@ pub(super) fn backward_with<K: GateBackward>(
     for &r in &plan.unread_inputs {
         row_mut(grads, r).fill(0.0);
     }
-}
-
-#[inline(always)]
-fn backward_portable(
-    gates: &[GateRef],
-    plan: &BackwardPlan,
-    coefs: &[[f32; 4]],
-    acts: &[f32],
-    grads: &mut [f32],
-    coef_grads: &mut [[f64; 4]],
-) {
-    backward_with::<Portable>(gates, plan, coefs, acts, grads, coef_grads);
 }
 
 /// Where a gate's input gradients go.

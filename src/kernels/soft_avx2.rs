@@ -10,24 +10,10 @@ use std::arch::x86_64::{
     _mm_add_ps, _mm_movehl_ps, _mm_movelh_ps, _mm_storeu_ps, _mm_unpackhi_ps, _mm_unpacklo_ps,
 };
 
-use super::soft::{backward_with, GateBackward, InputRows, Lanes, PARTIALS, TILE};
-use crate::kernels::soft::BackwardPlan;
-use crate::model::circuit::GateRef;
+use super::soft::{GateBackward, InputRows, Lanes, PARTIALS, TILE};
 
-/// [`super::soft::backward`] with the AVX2 gate kernel.
-#[inline(always)]
-pub(super) fn backward(
-    gates: &[GateRef],
-    plan: &BackwardPlan,
-    coefs: &[[f32; 4]],
-    acts: &[f32],
-    grads: &mut [f32],
-    coef_grads: &mut [[f64; 4]],
-) {
-    backward_with::<Avx2>(gates, plan, coefs, acts, grads, coef_grads);
-}
-
-struct Avx2;
+/// The AVX2 gate kernel of [`super::soft::backward`].
+pub(super) struct Avx2;
 
 /// f32 lanes per AVX2 register.
 const WIDTH: usize = 8;

@@ -33,7 +33,7 @@ pub struct InstructionsArgs {
     /// Largest allowed growth of a count, as a fraction (0.03 = 3%).
     #[arg(long, default_value_t = 0.03)]
     pub threshold: f64,
-    /// Write the current counts as the new baseline.
+    /// Write the current counts as the new baseline [default: only compare].
     #[arg(long)]
     pub save: bool,
 }
