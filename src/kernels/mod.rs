@@ -2,6 +2,7 @@
 //! it, and tests compare the two.
 
 pub mod hard;
+pub mod lanes;
 pub mod parameters;
 pub mod simd;
 pub mod soft;

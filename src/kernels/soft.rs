@@ -6,21 +6,11 @@
 //! written as `mul_add` and every sum has a fixed order, so every level gives the same
 //! bits as the scalar references below.
 
+pub use crate::kernels::lanes::TILE;
+use crate::kernels::lanes::{GateBackward, InputRows, Lanes, PARTIALS};
 use crate::kernels::simd::multiversioned;
 use crate::model::circuit::GateRef;
 use crate::model::gates::{add_soft_gate_coef_grads, soft_gate, soft_gate_input_grads};
-
-/// Lanes per tile. Tiles are the unit of parallel work and of gradient reduction, so the
-/// number is fixed: results must not depend on the thread count.
-///
-/// 64 lanes keep a reference checkerboard tile (4680 rows) at 1.2 MB of activations.
-pub const TILE: usize = 64;
-/// Partial sums per coefficient gradient: lane `l` adds to partial `l % PARTIALS`, and
-/// the partials are then summed as a tree ([`sum_partials`]). 16 is one AVX-512 register
-/// of f32, two AVX2 ones.
-pub(super) const PARTIALS: usize = 16;
-
-pub(super) type Lanes = [f32; TILE];
 
 fn row(table: &[f32], r: usize) -> &Lanes {
     table[r * TILE..(r + 1) * TILE]
@@ -161,29 +151,6 @@ pub(super) fn backward_with<K: GateBackward>(
     for &r in &plan.unread_inputs {
         row_mut(grads, r).fill(0.0);
     }
-}
-
-/// Where a gate's input gradients go.
-pub(super) enum InputRows<'r> {
-    /// Inputs `a` and `b` read different rows.
-    Apart(&'r mut Lanes, &'r mut Lanes),
-    /// Both read one row: `a`'s gradient goes first, then `b`'s is added.
-    Shared(&'r mut Lanes),
-}
-
-/// One gate's backward over a tile's lanes: `g*(c1 + c3*b)` into `a`'s gradient row and
-/// `g*(c2 + c3*a)` into `b`'s, each stored (if `store.0` / `store.1`) or added; returns the
-/// four coefficient gradients, lane `l` summed into partial `l % PARTIALS` and the
-/// partials summed as in [`sum_partials`]. Every implementation gives the same bits.
-pub(super) trait GateBackward {
-    fn gate(
-        c: &[f32; 4],
-        a: &Lanes,
-        b: &Lanes,
-        g: &Lanes,
-        rows: InputRows<'_>,
-        store: (bool, bool),
-    ) -> [f32; 4];
 }
 
 /// The lane loops in plain Rust, vectorized by the compiler for the level it is built for.

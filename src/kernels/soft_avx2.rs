@@ -10,10 +10,10 @@ use std::arch::x86_64::{
     _mm_add_ps, _mm_movehl_ps, _mm_movelh_ps, _mm_storeu_ps, _mm_unpackhi_ps, _mm_unpacklo_ps,
 };
 
-use super::soft::{GateBackward, InputRows, Lanes, PARTIALS, TILE};
+use super::lanes::{GateBackward, InputRows, Lanes, PARTIALS, TILE};
 
 /// The AVX2 gate kernel of [`super::soft::backward`].
-pub(super) struct Avx2;
+pub struct Avx2;
 
 /// f32 lanes per AVX2 register.
 const WIDTH: usize = 8;

@@ -1,0 +1,39 @@
+//! A tile's lanes, and what a soft backward gate kernel does with them: the layout and
+//! the contract that the portable kernel and the hand-written ones share.
+
+/// Lanes per tile. Tiles are the unit of parallel work and of gradient reduction, so the
+/// number is fixed: results must not depend on the thread count.
+///
+/// 64 lanes keep a reference checkerboard tile (4680 rows) at 1.2 MB of activations.
+pub const TILE: usize = 64;
+/// Partial sums per coefficient gradient: lane `l` adds to partial `l % PARTIALS`, and
+/// the partials are then summed as a tree (`sum_partials` in `kernels::soft`). 16 is one
+/// AVX-512 register of f32, two AVX2 ones.
+pub const PARTIALS: usize = 16;
+
+/// One row of a tile: a gate's value (or gradient) in every lane.
+pub type Lanes = [f32; TILE];
+
+/// Where a gate's input gradients go.
+pub enum InputRows<'r> {
+    /// Inputs `a` and `b` read different rows.
+    Apart(&'r mut Lanes, &'r mut Lanes),
+    /// Both read one row: `a`'s gradient goes first, then `b`'s is added.
+    Shared(&'r mut Lanes),
+}
+
+/// One gate's backward over a tile's lanes: `g*(c1 + c3*b)` into `a`'s gradient row and
+/// `g*(c2 + c3*a)` into `b`'s, each stored (if `store.0` / `store.1`) or added; returns the
+/// four coefficient gradients, lane `l` summed into partial `l % PARTIALS` and the
+/// partials summed as a halving tree (`sum_partials` in `kernels::soft`). Every
+/// implementation gives the same bits.
+pub trait GateBackward {
+    fn gate(
+        c: &[f32; 4],
+        a: &Lanes,
+        b: &Lanes,
+        g: &Lanes,
+        rows: InputRows<'_>,
+        store: (bool, bool),
+    ) -> [f32; 4];
+}
