@@ -25,8 +25,8 @@ use crate::model::config::PATCH;
 /// Whether backward keeps every step's activations or recomputes them from the states.
 ///
 /// Measured on the reference checkerboard (batch 2, 20 steps, 2 threads, AMD EPYC with
-/// 1 MiB L2 per core, `cargo bench --bench trainer -- epoch`): recompute 23.6 ms per epoch,
-/// store 52.8 ms and 192 MB more memory. Streaming stored activations back from memory
+/// 1 MiB L2 per core, `cargo bench --bench trainer -- epoch`, 2026-11-23): recompute
+/// 26.5 ms per epoch, store 54.1 ms and 192 MB more memory. Streaming stored activations back from memory
 /// costs more than computing them again, so recompute is the default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ActivationMemory {
