@@ -18,7 +18,8 @@ pub type Lanes = [f32; TILE];
 pub enum InputRows<'r> {
     /// Inputs `a` and `b` read different rows.
     Apart(&'r mut Lanes, &'r mut Lanes),
-    /// Both read one row: `a`'s gradient goes first, then `b`'s is added.
+    /// Both read one row: `a`'s gradient goes first, then `b`'s is added (the store
+    /// flag of `b` is always false: the first gradient the row receives is `a`'s).
     Shared(&'r mut Lanes),
 }
 

@@ -137,6 +137,11 @@ pub(super) fn backward_with<K: GateBackward>(
         let (ra, rb) = (gate.a as usize, gate.b as usize);
         let (a, b) = (row(acts, ra), row(acts, rb));
         let rows = if ra == rb {
+            debug_assert_eq!(
+                flags & STORE_B,
+                0,
+                "the plan stores a shared row's first only"
+            );
             InputRows::Shared(row_mut(in_grads, ra))
         } else {
             let (ga, gb) = two_rows_mut(in_grads, ra, rb);
@@ -167,7 +172,6 @@ impl GateBackward for Portable {
         store: (bool, bool),
     ) -> [f32; 4] {
         let partials = match rows {
-            // The plan stores only the first of the two gradients into a shared row.
             InputRows::Shared(row) => match store.0 {
                 true => portable_lanes(c, a, b, g, &mut OneRow::<true>(row)),
                 false => portable_lanes(c, a, b, g, &mut OneRow::<false>(row)),

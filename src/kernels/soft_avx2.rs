@@ -28,13 +28,13 @@ impl GateBackward for Avx2 {
         rows: InputRows<'_>,
         store: (bool, bool),
     ) -> [f32; 4] {
-        // A shared row takes `a`'s gradient first, then adds `b`'s (the plan never marks
-        // both as stores): the same pointer twice gives exactly that.
-        let (ga, gb, store) = match rows {
-            InputRows::Apart(ga, gb) => (ga.as_mut_ptr(), gb.as_mut_ptr(), store),
+        // A shared row takes `a`'s gradient first, then adds `b`'s (`store.1` is false
+        // for it): the same pointer twice gives exactly that.
+        let (ga, gb) = match rows {
+            InputRows::Apart(ga, gb) => (ga.as_mut_ptr(), gb.as_mut_ptr()),
             InputRows::Shared(row) => {
                 let p = row.as_mut_ptr();
-                (p, p, (store.0, false))
+                (p, p)
             }
         };
         // SAFETY: this runs only inside `multiversioned!`'s AVX2 (or wider) wrapper,
