@@ -149,7 +149,7 @@ impl Objective {
         masks: Option<&FireMasks>,
         gradient: Gradient,
     ) -> Metrics {
-        let soft_loss = self.soft_loss(model, init, target, masks, |_| {});
+        let soft_loss = self.soft_loss(model, init, target, masks, None);
         let (hard_loss, accuracy) = self.hard_loss(model, init, target, masks, |_| {});
         if gradient == Gradient::Compute && soft_loss.is_finite() {
             self.backward(masks);
@@ -172,8 +172,10 @@ impl Objective {
         soft: SoftLoss,
         mut after_step: impl FnMut(Rollout, usize),
     ) -> Evaluation {
-        let soft_loss = (soft == SoftLoss::Compute)
-            .then(|| self.soft_loss(model, init, target, masks, |t| after_step(Rollout::Soft, t)));
+        let soft_loss = (soft == SoftLoss::Compute).then(|| {
+            let mut observe = |t| after_step(Rollout::Soft, t);
+            self.soft_loss(model, init, target, masks, Some(&mut observe))
+        });
         let (hard_loss, accuracy) =
             self.hard_loss(model, init, target, masks, |t| after_step(Rollout::Hard, t));
         Evaluation {
@@ -184,14 +186,15 @@ impl Objective {
     }
 
     /// The soft rollout and its loss; leaves the loss's gradient on the last states in
-    /// `loss_grads` for [`Objective::backward`].
+    /// `loss_grads` for [`Objective::backward`]. Without an observer of each step, each
+    /// grid steps on its own ([`SoftRollout::forward`]).
     fn soft_loss(
         &mut self,
         model: &Model,
         init: &Grids,
         target: &Grids,
         masks: Option<&FireMasks>,
-        after_step: impl FnMut(usize),
+        after_step: Option<&mut dyn FnMut(usize)>,
     ) -> f64 {
         let config = &model.config;
         if self.noise.is_empty() && self.sharpness == 1.0 {
@@ -201,8 +204,11 @@ impl Objective {
             self.params.update(&self.perturbed, self.forward);
         }
         self.soft.set_initial(init);
-        self.soft
-            .forward_observed(&self.circuit, &self.params.coefs, masks, after_step);
+        let coefs = &self.params.coefs;
+        match after_step {
+            None => self.soft.forward(&self.circuit, coefs, masks),
+            Some(observe) => self.soft.forward_observed(&self.circuit, coefs, masks, observe),
+        }
         let mut soft_loss = soft_loss(
             self.soft.final_state(),
             config.channels,
