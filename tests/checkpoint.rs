@@ -48,7 +48,12 @@ fn a_resumed_run_equals_one_never_stopped() {
     let runs: [(TaskKind, &[&str]); 3] = [
         (
             TaskKind::Checkerboard,
-            &["recipe=input-wise", "gate-noise=0.3", "warmup=4"],
+            &[
+                "recipe=input-wise",
+                "gate-noise=0.3",
+                "warmup=4",
+                "hard-gates=0.3",
+            ],
         ),
         (TaskKind::CheckerboardAsync, &[]),
         (TaskKind::Gol, &["sharpen=4", "straight-through=0.25"]),

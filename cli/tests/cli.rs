@@ -116,6 +116,8 @@ fn every_recipe_gives_the_same_log_for_one_and_two_threads() {
         "3",
         "--discreteness",
         "0.1",
+        "--hard-gates",
+        "0.3",
     ];
     let logs: Vec<String> = [1, 2]
         .iter()
@@ -135,7 +137,9 @@ fn every_recipe_gives_the_same_log_for_one_and_two_threads() {
     assert_eq!(logs[0], logs[1]);
     let model = std::fs::read_to_string(dir.path().join("t1/model.json")).unwrap();
     assert!(
-        model.contains(r#""gate_noise":0.5"#) && model.contains(r#""sharpen":4.0"#),
+        model.contains(r#""gate_noise":0.5"#)
+            && model.contains(r#""sharpen":4.0"#)
+            && model.contains(r#""hard_gates":0.3"#),
         "the recipe is recorded"
     );
 }

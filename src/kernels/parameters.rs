@@ -34,20 +34,26 @@ impl SoftParams {
 
     pub fn from_logits(parametrization: Parametrization, logits: &[[f32; NUM_OPS]]) -> Self {
         let mut params = Self::new(parametrization, logits.len());
-        params.update(logits, Forward::Soft);
+        params.update(logits, Forward::Soft, &[]);
         params
     }
 
-    /// Recomputes soft states and coefficients from new parameters.
-    pub fn update(&mut self, logits: &[[f32; NUM_OPS]], forward: Forward) {
+    /// Recomputes soft states and coefficients from new parameters; the gates marked in
+    /// `hard` (one flag per gate, or empty for none) run their hard op whatever `forward`
+    /// says.
+    pub fn update(&mut self, logits: &[[f32; NUM_OPS]], forward: Forward, hard: &[bool]) {
         let relaxation = &self.relaxation;
         let pairs = self.states.iter_mut().zip(&mut self.coefs);
-        for (l, (s, c)) in logits.iter().zip(pairs) {
-            (*s, *c) = match forward {
-                Forward::Soft => relaxation.coefficients(l),
-                Forward::StraightThrough(hardness) => {
-                    relaxation.straight_through_coefficients(l, hardness)
-                }
+        for (gate, (l, (s, c))) in logits.iter().zip(pairs).enumerate() {
+            let hardness = match forward {
+                _ if hard.get(gate) == Some(&true) => 1.0,
+                Forward::Soft => 0.0,
+                Forward::StraightThrough(hardness) => hardness,
+            };
+            (*s, *c) = if hardness == 0.0 {
+                relaxation.coefficients(l)
+            } else {
+                relaxation.straight_through_coefficients(l, hardness)
             };
         }
     }
@@ -66,4 +72,49 @@ pub fn hard_truth(parametrization: Parametrization, logits: &[[f32; NUM_OPS]]) -
         .iter()
         .map(|l| TruthMasks::of_op(parametrization.hard_op(l)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::gates::OPS;
+
+    /// Gates that are mid-way between ops, so soft and hard coefficients differ.
+    fn undecided(parametrization: Parametrization, gates: usize) -> Vec<[f32; NUM_OPS]> {
+        (0..gates)
+            .map(|g| std::array::from_fn(|i| ((g * 7 + i * 3) as f32 * 0.37).sin()))
+            .map(|mut l: [f32; NUM_OPS]| {
+                l[..parametrization.params_per_gate()]
+                    .iter_mut()
+                    .for_each(|x| *x *= 2.0);
+                l
+            })
+            .collect()
+    }
+
+    #[test]
+    fn flagged_gates_run_their_hard_op_and_keep_the_soft_gradient() {
+        for parametrization in Parametrization::ALL {
+            let logits = undecided(parametrization, 6);
+            let soft = SoftParams::from_logits(parametrization, &logits);
+            let hard = [true, false, false, true, true, false];
+            let mut mixed = SoftParams::new(parametrization, logits.len());
+            mixed.update(&logits, Forward::Soft, &hard);
+            for (g, l) in logits.iter().enumerate() {
+                let op = OPS[parametrization.hard_op(l)].coefficients();
+                let expected = if hard[g] { op } else { soft.coefs[g] };
+                assert_eq!(
+                    mixed.coefs[g],
+                    expected,
+                    "{} gate {g}",
+                    parametrization.name()
+                );
+                assert_ne!(soft.coefs[g], op, "gate {g} must be undecided for the test");
+                assert_eq!(mixed.states[g], soft.states[g], "the gradient maps as soft");
+            }
+            let mut none = SoftParams::new(parametrization, logits.len());
+            none.update(&logits, Forward::Soft, &[]);
+            assert_eq!(none.coefs, soft.coefs);
+        }
+    }
 }

@@ -84,6 +84,11 @@ pub struct Recipe {
     /// falls from 1 to its inverse, so the soft gates approach the hard ops (1: none).
     #[serde(default = "unit")]
     pub sharpen: f32,
+    /// Share of the gates, drawn afresh each epoch, that run their hard op in the soft
+    /// rollout (straight-through for those gates) while the rest stay soft, so the soft
+    /// circuit learns to work with any of its gates discrete (0: none).
+    #[serde(default)]
+    pub hard_gates: f32,
 }
 
 fn unit() -> f32 {
@@ -114,6 +119,7 @@ impl Recipe {
             loss_steps: 1,
             gate_noise: 0.0,
             sharpen: unit(),
+            hard_gates: 0.0,
         };
         match name {
             RecipeName::Paper => paper,

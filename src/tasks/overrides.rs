@@ -35,11 +35,13 @@ pub enum Override {
     GateNoise(f32),
     /// Must be above 0.
     Sharpen(f32),
+    /// Must lie in 0..=1.
+    HardGates(f32),
 }
 
 impl Override {
     /// The keys [`Override::from_str`] accepts.
-    pub const KEYS: [&'static str; 18] = [
+    pub const KEYS: [&'static str; 19] = [
         "epochs",
         "batch",
         "lr",
@@ -58,6 +60,7 @@ impl Override {
         "loss-steps",
         "gate-noise",
         "sharpen",
+        "hard-gates",
     ];
 
     pub fn apply(self, config: &mut ModelConfig, settings: &mut TrainSettings) {
@@ -84,6 +87,7 @@ impl Override {
             Override::LossSteps(k) => recipe.loss_steps = k,
             Override::GateNoise(x) => recipe.gate_noise = x,
             Override::Sharpen(x) => recipe.sharpen = x,
+            Override::HardGates(x) => recipe.hard_gates = x,
         }
         config.parametrization = settings.recipe.parametrization;
     }
@@ -105,11 +109,12 @@ impl FromStr for Override {
         let count = || value.parse::<usize>().map_err(|_| bad("a whole number"));
         let number = || value.parse::<f32>().map_err(|_| bad("a number"));
         let flag = || value.parse::<bool>().map_err(|_| bad("true or false"));
-        let share = || {
+        let share_of = |what: &'static str| {
             Some(number()?)
                 .filter(|x| (0.0..=1.0).contains(x))
-                .ok_or_else(|| bad("a share of the run from 0 to 1"))
+                .ok_or_else(|| bad(what))
         };
+        let share = || share_of("a share of the run from 0 to 1");
         Ok(match key {
             "epochs" => Override::Epochs(count()?),
             "batch" => Override::Batch(count()?),
@@ -145,6 +150,7 @@ impl FromStr for Override {
                     .filter(|x| *x > 0.0 && x.is_finite())
                     .ok_or_else(|| bad("a factor above 0"))?,
             ),
+            "hard-gates" => Override::HardGates(share_of("a share of the gates from 0 to 1")?),
             _ => {
                 return Err(OverrideError::Key {
                     key: key.to_string(),
@@ -170,6 +176,7 @@ mod tests {
             "recipe=input-wise",
             "pass-through=2.5",
             "warmup=10",
+            "hard-gates=0.25",
         ] {
             text.parse::<Override>().unwrap().apply(&mut c, &mut s);
         }
@@ -178,6 +185,7 @@ mod tests {
         assert_eq!(c.parametrization, Parametrization::InputWise);
         assert_eq!(s.recipe.pass_through, 2.5);
         assert_eq!(s.recipe.warmup, 10);
+        assert_eq!(s.recipe.hard_gates, 0.25);
         assert_eq!(
             (s.epochs, s.batch, s.seed),
             (settings.epochs, settings.batch, settings.seed)
@@ -193,6 +201,10 @@ mod tests {
         assert_eq!(
             err("recipe=magic"),
             "recipe=magic: expected paper or input-wise"
+        );
+        assert_eq!(
+            err("hard-gates=2"),
+            "hard-gates=2: expected a share of the gates from 0 to 1"
         );
         assert!(err("speed=1").starts_with("unknown key 'speed' (one of epochs, batch,"));
     }

@@ -76,6 +76,8 @@ pub struct Objective {
     noise: Vec<[f32; NUM_OPS]>,
     sharpness: f32,
     perturbed: Vec<[f32; NUM_OPS]>,
+    /// Gates whose hard op the soft rollout runs (empty: none).
+    hard_gates: Vec<bool>,
 }
 
 impl Objective {
@@ -104,6 +106,7 @@ impl Objective {
             noise: Vec::new(),
             sharpness: 1.0,
             perturbed: Vec::new(),
+            hard_gates: Vec::new(),
             soft,
             hard,
             steps,
@@ -122,6 +125,15 @@ impl Objective {
     pub fn set_noise(&mut self, noise: &[[f32; NUM_OPS]]) {
         self.noise.clear();
         self.noise.extend_from_slice(noise);
+    }
+
+    /// Makes the gates flagged in `hard` (one flag per gate, or empty for none) run their
+    /// hard op in the next runs' soft rollout, straight-through: the forward is the hard
+    /// op's, the gradient still maps through the soft gate. With noise, the hard op is
+    /// that of the noisy parameters.
+    pub fn set_hard_gates(&mut self, hard: &[bool]) {
+        self.hard_gates.clear();
+        self.hard_gates.extend_from_slice(hard);
     }
 
     /// Multiplies the (noisy) logits of the next runs' soft rollout by `sharpness`: a
@@ -198,16 +210,20 @@ impl Objective {
     ) -> f64 {
         let config = &model.config;
         if self.noise.is_empty() && self.sharpness == 1.0 {
-            self.params.update(&model.logits, self.forward);
+            self.params
+                .update(&model.logits, self.forward, &self.hard_gates);
         } else {
             self.perturb(&model.logits);
-            self.params.update(&self.perturbed, self.forward);
+            self.params
+                .update(&self.perturbed, self.forward, &self.hard_gates);
         }
         self.soft.set_initial(init);
         let coefs = &self.params.coefs;
         match after_step {
             None => self.soft.forward(&self.circuit, coefs, masks),
-            Some(observe) => self.soft.forward_observed(&self.circuit, coefs, masks, observe),
+            Some(observe) => self
+                .soft
+                .forward_observed(&self.circuit, coefs, masks, observe),
         }
         let mut soft_loss = soft_loss(
             self.soft.final_state(),

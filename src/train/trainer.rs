@@ -2,7 +2,7 @@
 
 use std::ops::ControlFlow;
 
-use rand::SeedableRng;
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::automaton::grid::Grids;
@@ -95,6 +95,8 @@ pub struct Trainer {
     /// batches as they were.
     noise_rng: ChaCha8Rng,
     noise: Vec<[f32; NUM_OPS]>,
+    /// This epoch's gates that run their hard op in the soft rollout.
+    hard_gates: Vec<bool>,
     /// Initial grids of every epoch, when replaying a run instead of drawing them.
     given_batches: Option<Vec<Grids>>,
     /// The logits before the last optimizer step, to roll back a step that diverged.
@@ -142,6 +144,7 @@ impl Trainer {
             data_rng,
             noise_rng,
             noise: Vec::new(),
+            hard_gates: Vec::new(),
             given_batches: None,
             epochs_done: 0,
             model,
@@ -242,6 +245,21 @@ impl Trainer {
         self.objective.set_noise(&self.noise);
     }
 
+    /// This epoch's gates that run their hard op, when the recipe asks for some: each
+    /// gate on its own with the recipe's probability, from the noise stream (after the
+    /// gate noise), so the batches stay as they were.
+    fn draw_hard_gates(&mut self) {
+        let share = self.settings.recipe.hard_gates;
+        if share == 0.0 {
+            return;
+        }
+        let rng = &mut self.noise_rng;
+        self.hard_gates.clear();
+        self.hard_gates
+            .extend((0..self.model.gate_count()).map(|_| rng.random_bool(f64::from(share))));
+        self.objective.set_hard_gates(&self.hard_gates);
+    }
+
     /// Draws a batch, measures soft and hard loss, and takes one optimizer step.
     /// On a non-finite loss, or a step that makes logits non-finite, the model is left
     /// as it was.
@@ -262,6 +280,7 @@ impl Trainer {
         let sharpness = s.recipe.sharpness(epoch, s.epochs);
         self.objective.set_sharpness(sharpness);
         self.draw_gate_noise();
+        self.draw_hard_gates();
         let metrics = self.objective.run(
             &self.model,
             &init,

@@ -56,13 +56,20 @@ fn apply_pattern_flags(args: &TrainArgs, config: &mut ModelConfig) -> Result<()>
     Ok(())
 }
 
-/// A number from 0 to 1.
+/// A number from 0 to 1: a share of the run.
 pub(super) fn share_of_run(text: &str) -> Result<f32, String> {
+    share(text, "the run")
+}
+
+/// A number from 0 to 1: a share of the gates.
+pub(super) fn share_of_gates(text: &str) -> Result<f32, String> {
+    share(text, "the gates")
+}
+
+fn share(text: &str, of: &str) -> Result<f32, String> {
     match text.parse::<f32>() {
         Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
-        _ => Err(format!(
-            "expected a share of the run from 0 to 1, got {text}"
-        )),
+        _ => Err(format!("expected a share of {of} from 0 to 1, got {text}")),
     }
 }
 
@@ -103,6 +110,7 @@ fn overrides(args: &TrainArgs) -> Vec<Override> {
         args.loss_steps.map(|k| Override::LossSteps(k as usize)),
         args.gate_noise.map(Override::GateNoise),
         args.sharpen.map(Override::Sharpen),
+        args.hard_gates.map(Override::HardGates),
     ]
     .into_iter()
     .flatten()

@@ -15,12 +15,12 @@ use logicars::model::recipe::RecipeName;
 use logicars::model::task::TaskKind;
 
 use super::{parametrization_parser, recipe_parser, task_parser, thread_pool};
-use configure::{non_negative, positive, share_of_run};
+use configure::{non_negative, positive, share_of_gates, share_of_run};
 use session::{CheckpointEvery, Session};
 pub use stop::Interrupted;
 
 /// Every flag that sets up a run, which `--resume` takes from the checkpoint instead.
-const RUN_FLAGS: [&str; 31] = [
+const RUN_FLAGS: [&str; 32] = [
     "task",
     "small",
     "epochs",
@@ -50,6 +50,7 @@ const RUN_FLAGS: [&str; 31] = [
     "loss_steps",
     "gate_noise",
     "sharpen",
+    "hard_gates",
     "init_params",
     "batches",
 ];
@@ -170,6 +171,10 @@ pub struct TrainArgs {
     /// approach the hard ops [default: the recipe's, 1].
     #[arg(long, value_name = "FACTOR", value_parser = positive)]
     pub sharpen: Option<f32>,
+    /// Share of the gates, drawn afresh each epoch, that run their hard op in the soft
+    /// rollout (straight-through) while the rest stay soft [default: the recipe's, 0].
+    #[arg(long, value_name = "SHARE", value_parser = share_of_gates)]
+    pub hard_gates: Option<f32>,
     /// Start from these parameters (wires and logits of each layer, as in a model file)
     /// instead of drawing them from the seed, e.g. to replay another implementation's run.
     #[arg(long, value_name = "FILE")]
