@@ -63,6 +63,21 @@ pub enum ConfigError {
     RgbView { channels: usize },
     #[error("{layer}: {cause}")]
     Layer { layer: String, cause: WiringError },
+    #[error(
+        "a curriculum trains on smaller grids first, which {task} cannot: only the \
+         checkerboard tasks are defined at any size"
+    )]
+    CurriculumTask { task: &'static str },
+    #[error(
+        "the curriculum's grids ({side}x{side}) must be smaller than the task's \
+         ({height}x{width}) by a multiple of {period} cells, the pattern's period"
+    )]
+    CurriculumSize {
+        side: usize,
+        height: usize,
+        width: usize,
+        period: usize,
+    },
 }
 
 /// Wires that a layer of the given widths cannot have.

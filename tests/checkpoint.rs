@@ -45,7 +45,8 @@ fn outputs() -> RunOutputs {
 
 #[test]
 fn a_resumed_run_equals_one_never_stopped() {
-    let runs: [(TaskKind, &[&str]); 3] = [
+    let curriculum: &[&str] = &["curriculum-size=4", "curriculum-share=0.5"];
+    let runs: [(TaskKind, &[&str]); 4] = [
         (
             TaskKind::Checkerboard,
             &[
@@ -56,6 +57,7 @@ fn a_resumed_run_equals_one_never_stopped() {
             ],
         ),
         (TaskKind::CheckerboardAsync, &[]),
+        (TaskKind::CheckerboardAsync, curriculum),
         (TaskKind::Gol, &["sharpen=4", "straight-through=0.25"]),
     ];
     let dir = tempfile::tempdir().unwrap();

@@ -118,6 +118,10 @@ fn every_recipe_gives_the_same_log_for_one_and_two_threads() {
         "0.1",
         "--hard-gates",
         "0.3",
+        "--curriculum-size",
+        "4",
+        "--curriculum-share",
+        "0.3",
     ];
     let logs: Vec<String> = [1, 2]
         .iter()
@@ -139,7 +143,8 @@ fn every_recipe_gives_the_same_log_for_one_and_two_threads() {
     assert!(
         model.contains(r#""gate_noise":0.5"#)
             && model.contains(r#""sharpen":4.0"#)
-            && model.contains(r#""hard_gates":0.3"#),
+            && model.contains(r#""hard_gates":0.3"#)
+            && model.contains(r#""curriculum_size":4"#),
         "the recipe is recorded"
     );
 }

@@ -202,11 +202,83 @@ pub struct TrainSettings {
     pub recipe: Recipe,
 }
 
+impl TrainSettings {
+    /// Checks what the recipe asks of the task: a curriculum needs a task defined at any
+    /// size and grids smaller than the task's.
+    pub fn validate(&self, config: &ModelConfig) -> Result<(), ConfigError> {
+        let side = self.recipe.curriculum_size;
+        if side == 0 || self.recipe.curriculum_share == 0.0 {
+            return Ok(());
+        }
+        let Some(period) = config.task.any_size_period() else {
+            return Err(ConfigError::CurriculumTask {
+                task: config.task.name(),
+            });
+        };
+        let (height, width) = (config.height, config.width);
+        let fits = |task_side: usize| side < task_side && (task_side - side) % period == 0;
+        if !(fits(height) && fits(width)) {
+            return Err(ConfigError::CurriculumSize {
+                side,
+                height,
+                width,
+                period,
+            });
+        }
+        Ok(())
+    }
+
+    /// The curriculum's smaller model config, when the recipe has one.
+    pub fn curriculum_config(&self, config: &ModelConfig) -> Option<ModelConfig> {
+        let side = self.recipe.curriculum_size;
+        (side > 0 && self.recipe.curriculum_share > 0.0).then(|| ModelConfig {
+            height: side,
+            width: side,
+            ..config.clone()
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::task::TaskKind;
     use crate::tasks::preset;
+
+    #[test]
+    fn a_curriculum_needs_a_task_of_any_size_and_a_smaller_grid_of_its_period() {
+        let check = |task, side: usize| {
+            let (config, mut settings) = preset(task, false);
+            settings.recipe.curriculum_size = side;
+            settings.recipe.curriculum_share = 0.4;
+            settings.validate(&config).map_err(|e| e.to_string())
+        };
+        assert_eq!(check(TaskKind::Checkerboard, 8), Ok(()));
+        assert_eq!(check(TaskKind::Checkerboard, 12), Ok(()));
+        assert_eq!(
+            check(TaskKind::CheckerboardAsync, 10),
+            Ok(()),
+            "14x14 less 4"
+        );
+        assert_eq!(
+            check(TaskKind::Checkerboard, 10),
+            Err(
+                "the curriculum's grids (10x10) must be smaller than the task's (16x16) by a \
+                 multiple of 4 cells, the pattern's period"
+                    .into()
+            )
+        );
+        assert!(check(TaskKind::Checkerboard, 16).is_err(), "not smaller");
+        assert_eq!(
+            check(TaskKind::Gol, 2),
+            Err(
+                "a curriculum trains on smaller grids first, which gol cannot: only the \
+                 checkerboard tasks are defined at any size"
+                    .into()
+            )
+        );
+        assert_eq!(check(TaskKind::Gol, 0), Ok(()), "no curriculum");
+    }
 
     #[test]
     fn reference_checkerboard_has_the_papers_gate_counts() {

@@ -89,6 +89,14 @@ pub struct Recipe {
     /// circuit learns to work with any of its gates discrete (0: none).
     #[serde(default)]
     pub hard_gates: f32,
+    /// Side of the square grids that the first [`curriculum_share`](Self::curriculum_share)
+    /// of the run trains on before the task's own size (0: none). A rule that builds the
+    /// pattern from the corners is found far sooner where the corners are near.
+    #[serde(default)]
+    pub curriculum_size: usize,
+    /// Share of the run, at its start, that trains on the curriculum's smaller grids.
+    #[serde(default)]
+    pub curriculum_share: f32,
 }
 
 fn unit() -> f32 {
@@ -120,6 +128,8 @@ impl Recipe {
             gate_noise: 0.0,
             sharpen: unit(),
             hard_gates: 0.0,
+            curriculum_size: 0,
+            curriculum_share: 0.0,
         };
         match name {
             RecipeName::Paper => paper,
@@ -146,6 +156,13 @@ impl Recipe {
         } else {
             0.0
         }
+    }
+
+    /// The side of the grids that `epoch` (1-based) of `epochs` trains on, when the
+    /// curriculum makes it smaller than the task's.
+    pub fn curriculum_side(&self, epoch: usize, epochs: usize) -> Option<usize> {
+        let last = (epochs as f64 * f64::from(self.curriculum_share)).round() as usize;
+        (self.curriculum_size > 0 && epoch <= last).then_some(self.curriculum_size)
     }
 
     /// The factor on the gates' parameters in the soft rollout of `epoch` (1-based) of
@@ -221,6 +238,21 @@ mod tests {
             [at(1), at(2), at(3), at(4), at(5)],
             [1.0, 2.0, 4.0, 8.0, 16.0]
         );
+    }
+
+    #[test]
+    fn the_curriculum_takes_the_start_of_the_run() {
+        let mut recipe = Recipe::named(RecipeName::InputWise);
+        recipe.curriculum_share = 0.3;
+        assert_eq!(
+            recipe.curriculum_side(1, 10),
+            None,
+            "no size, no curriculum"
+        );
+        recipe.curriculum_size = 8;
+        let sides: Vec<_> = (1..=10).map(|e| recipe.curriculum_side(e, 10)).collect();
+        assert_eq!(sides[..3], [Some(8); 3]);
+        assert!(sides[3..].iter().all(Option::is_none));
     }
 
     #[test]

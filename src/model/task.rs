@@ -42,6 +42,18 @@ impl TaskKind {
         )
     }
 
+    /// For tasks defined on a grid of any size (random bits to a pattern anchored at the
+    /// corners), the period of the pattern in cells: grids that differ in size by a
+    /// multiple of it see the same pattern from every corner, so a model can train on
+    /// smaller ones first ([`crate::model::recipe::Recipe::curriculum_size`]). The
+    /// checkerboard's 2x2 squares repeat every 4 cells.
+    pub fn any_size_period(self) -> Option<usize> {
+        match self {
+            TaskKind::Checkerboard | TaskKind::CheckerboardAsync => Some(4),
+            _ => None,
+        }
+    }
+
     /// The task called `name` on the command line, if any.
     pub fn from_name(name: &str) -> Option<TaskKind> {
         TaskKind::ALL.into_iter().find(|t| t.name() == name)

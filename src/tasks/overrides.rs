@@ -37,11 +37,14 @@ pub enum Override {
     Sharpen(f32),
     /// Must lie in 0..=1.
     HardGates(f32),
+    CurriculumSize(usize),
+    /// Must lie in 0..=1.
+    CurriculumShare(f32),
 }
 
 impl Override {
     /// The keys [`Override::from_str`] accepts.
-    pub const KEYS: [&'static str; 19] = [
+    pub const KEYS: [&'static str; 21] = [
         "epochs",
         "batch",
         "lr",
@@ -61,6 +64,8 @@ impl Override {
         "gate-noise",
         "sharpen",
         "hard-gates",
+        "curriculum-size",
+        "curriculum-share",
     ];
 
     pub fn apply(self, config: &mut ModelConfig, settings: &mut TrainSettings) {
@@ -88,6 +93,8 @@ impl Override {
             Override::GateNoise(x) => recipe.gate_noise = x,
             Override::Sharpen(x) => recipe.sharpen = x,
             Override::HardGates(x) => recipe.hard_gates = x,
+            Override::CurriculumSize(n) => recipe.curriculum_size = n,
+            Override::CurriculumShare(x) => recipe.curriculum_share = x,
         }
         config.parametrization = settings.recipe.parametrization;
     }
@@ -109,11 +116,10 @@ impl FromStr for Override {
         let count = || value.parse::<usize>().map_err(|_| bad("a whole number"));
         let number = || value.parse::<f32>().map_err(|_| bad("a number"));
         let flag = || value.parse::<bool>().map_err(|_| bad("true or false"));
-        let share_of = |what: &'static str| {
-            Some(number()?)
-                .filter(|x| (0.0..=1.0).contains(x))
-                .ok_or_else(|| bad(what))
+        let number_where = |ok: fn(f32) -> bool, what: &'static str| {
+            Some(number()?).filter(|&x| ok(x)).ok_or_else(|| bad(what))
         };
+        let share_of = |what| number_where(|x| (0.0..=1.0).contains(&x), what);
         let share = || share_of("a share of the run from 0 to 1");
         Ok(match key {
             "epochs" => Override::Epochs(count()?),
@@ -140,17 +146,16 @@ impl FromStr for Override {
                     .filter(|&k| k >= 1)
                     .ok_or_else(|| bad("a whole number of steps, at least 1"))?,
             ),
-            "gate-noise" => Override::GateNoise(
-                Some(number()?)
-                    .filter(|x| *x >= 0.0)
-                    .ok_or_else(|| bad("a scale of at least 0"))?,
-            ),
-            "sharpen" => Override::Sharpen(
-                Some(number()?)
-                    .filter(|x| *x > 0.0 && x.is_finite())
-                    .ok_or_else(|| bad("a factor above 0"))?,
-            ),
+            "gate-noise" => {
+                Override::GateNoise(number_where(|x| x >= 0.0, "a scale of at least 0")?)
+            }
+            "sharpen" => Override::Sharpen(number_where(
+                |x| x > 0.0 && x.is_finite(),
+                "a factor above 0",
+            )?),
             "hard-gates" => Override::HardGates(share_of("a share of the gates from 0 to 1")?),
+            "curriculum-size" => Override::CurriculumSize(count()?),
+            "curriculum-share" => Override::CurriculumShare(share()?),
             _ => {
                 return Err(OverrideError::Key {
                     key: key.to_string(),

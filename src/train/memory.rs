@@ -151,6 +151,19 @@ pub fn training_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
     evaluation_bytes(config, size)?.checked_add(params)
 }
 
+/// Bytes a training run of `config` with `settings` holds: [`training_bytes`] of its
+/// epochs, and the objective of the recipe's curriculum on its smaller grids.
+pub fn training_run_bytes(config: &ModelConfig, settings: &TrainSettings) -> Option<u64> {
+    let run = training_bytes(config, &RolloutSize::training(config, settings))?;
+    match settings.curriculum_config(config) {
+        Some(small) => {
+            let size = RolloutSize::training(&small, settings);
+            run.checked_add(evaluation_bytes(&small, &size)?)
+        }
+        None => Some(run),
+    }
+}
+
 /// Bytes an evaluation of `config` at `size` holds: its objective and fire masks.
 pub fn evaluation_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
     objective_bytes(config, size)?.checked_add(mask_bytes(config, size)?)

@@ -13,8 +13,9 @@ use crate::kernels::parameters::Forward;
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::gates::NUM_OPS;
 use crate::model::network::Model;
+use crate::model::parametrization::Parametrization;
 use crate::tasks;
-use crate::train::objective::{Gradient, Metrics, Objective};
+use crate::train::objective::{Gradient, Metrics, Objective, SoftLoss};
 use crate::train::optimizer::{AdamW, AdamWConfig};
 use crate::train::state::{RngState, TrainerState};
 
@@ -97,6 +98,8 @@ pub struct Trainer {
     noise: Vec<[f32; NUM_OPS]>,
     /// This epoch's gates that run their hard op in the soft rollout.
     hard_gates: Vec<bool>,
+    /// The smaller grids of the recipe's curriculum, when it has one.
+    curriculum: Option<Curriculum>,
     /// Initial grids of every epoch, when replaying a run instead of drawing them.
     given_batches: Option<Vec<Grids>>,
     /// The logits before the last optimizer step, to roll back a step that diverged.
@@ -108,14 +111,8 @@ pub struct Trainer {
 impl Trainer {
     /// A fresh model of `config` wired and initialised from the seed, as the recipe says
     /// (its parametrization replaces the config's), ready to train.
-    pub fn from_seed(
-        mut config: ModelConfig,
-        settings: TrainSettings,
-    ) -> Result<Self, ConfigError> {
-        config.parametrization = settings.recipe.parametrization;
-        let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed))?;
-        model.set_pass_through(settings.recipe.pass_through);
-        Ok(Self::new(model, settings))
+    pub fn from_seed(config: ModelConfig, settings: TrainSettings) -> Result<Self, ConfigError> {
+        Ok(Self::new(fresh_model(config, &settings)?, settings))
     }
 
     pub fn new(model: Model, settings: TrainSettings) -> Self {
@@ -124,9 +121,17 @@ impl Trainer {
 
     pub fn with_memory(model: Model, settings: TrainSettings, memory: ActivationMemory) -> Self {
         let config = &model.config;
-        let shape = (config.height, config.width);
-        let mut objective = Objective::new(&model, settings.batch, shape, config.steps, memory);
-        objective.set_loss_steps(settings.recipe.loss_steps);
+        let new_objective = |config: &ModelConfig| {
+            let shape = (config.height, config.width);
+            let mut objective = Objective::new(&model, settings.batch, shape, config.steps, memory);
+            objective.set_loss_steps(settings.recipe.loss_steps);
+            objective
+        };
+        let objective = new_objective(config);
+        let curriculum = settings.curriculum_config(config).map(|config| Curriculum {
+            objective: new_objective(&config),
+            config,
+        });
         let mut data_rng = ChaCha8Rng::seed_from_u64(settings.seed);
         data_rng.set_stream(1);
         let mut noise_rng = ChaCha8Rng::seed_from_u64(settings.seed);
@@ -145,6 +150,7 @@ impl Trainer {
             noise_rng,
             noise: Vec::new(),
             hard_gates: Vec::new(),
+            curriculum,
             given_batches: None,
             epochs_done: 0,
             model,
@@ -242,7 +248,6 @@ impl Trainer {
         self.noise.clear();
         self.noise
             .extend((0..self.model.gate_count()).map(|_| parametrization.noise(scale, &mut *rng)));
-        self.objective.set_noise(&self.noise);
     }
 
     /// This epoch's gates that run their hard op, when the recipe asks for some: each
@@ -257,81 +262,177 @@ impl Trainer {
         self.hard_gates.clear();
         self.hard_gates
             .extend((0..self.model.gate_count()).map(|_| rng.random_bool(f64::from(share))));
-        self.objective.set_hard_gates(&self.hard_gates);
     }
 
     /// Draws a batch, measures soft and hard loss, and takes one optimizer step.
     /// On a non-finite loss, or a step that makes logits non-finite, the model is left
     /// as it was.
+    ///
+    /// In the recipe's curriculum the soft loss and the gradient come from a batch of
+    /// the curriculum's smaller grids, drawn after the task's own batch, on which the
+    /// hard circuit is scored: the hard loss and accuracy are always at the task's size.
     pub fn epoch(&mut self, epoch: usize) -> Result<EpochMetrics, TrainError> {
         let init = self.initial_grids(epoch)?;
         let config = &self.model.config;
         let target = tasks::target(config, &init, config.steps);
-        let masks = config.fire_rate.map(|rate| {
-            let cells = init.cells();
-            FireMasks::draw(config.steps, init.batch, cells, rate, &mut self.data_rng)
-        });
+        let masks = draw_masks(config, &init, &mut self.data_rng);
         let s = &self.settings;
         let forward = match s.recipe.hardness(epoch, s.epochs) {
             0.0 => Forward::Soft,
             hardness => Forward::StraightThrough(hardness),
         };
-        self.objective.set_forward(forward);
         let sharpness = s.recipe.sharpness(epoch, s.epochs);
-        self.objective.set_sharpness(sharpness);
+        let small =
+            s.recipe.curriculum_side(epoch, s.epochs).is_some() && self.curriculum.is_some();
         self.draw_gate_noise();
         self.draw_hard_gates();
-        let metrics = self.objective.run(
-            &self.model,
-            &init,
-            &target,
-            masks.as_ref(),
-            Gradient::Compute,
-        );
+        let metrics = if small {
+            self.run_curriculum(forward, sharpness, &init, &target, masks.as_ref())
+        } else {
+            let objective = &mut self.objective;
+            prepare(objective, forward, sharpness, &self.noise, &self.hard_gates);
+            objective.run(
+                &self.model,
+                &init,
+                &target,
+                masks.as_ref(),
+                Gradient::Compute,
+            )
+        };
         if !metrics.soft_loss.is_finite() {
             let loss = metrics.soft_loss;
             return Err(TrainError::NonFinite { epoch, loss });
         }
-        self.add_discreteness_penalty();
+        self.step(epoch, small)?;
+        self.epochs_done = epoch;
+        Ok(EpochMetrics { epoch, metrics })
+    }
+
+    /// The soft loss and gradient of a batch of the curriculum's smaller grids, drawn
+    /// after the task's batch, with the hard loss and accuracy on the task's batch.
+    fn run_curriculum(
+        &mut self,
+        forward: Forward,
+        sharpness: f32,
+        init: &Grids,
+        target: &Grids,
+        masks: Option<&FireMasks>,
+    ) -> Metrics {
+        let curriculum = self.curriculum.as_mut().expect("a curriculum epoch");
+        let config = &curriculum.config;
+        let small_init = tasks::training_init(config, self.settings.batch, &mut self.data_rng);
+        let small_target = tasks::target(config, &small_init, config.steps);
+        let small_masks = draw_masks(config, &small_init, &mut self.data_rng);
+        let objective = &mut curriculum.objective;
+        prepare(objective, forward, sharpness, &self.noise, &self.hard_gates);
+        let model = &self.model;
+        let gradient = Gradient::Compute;
+        let soft = objective.run(
+            model,
+            &small_init,
+            &small_target,
+            small_masks.as_ref(),
+            gradient,
+        );
+        let no_progress = |_, _| {};
+        let hard = self
+            .objective
+            .evaluate(model, init, target, masks, SoftLoss::Skip, no_progress);
+        Metrics {
+            soft_loss: soft.soft_loss,
+            hard_loss: hard.hard_loss,
+            accuracy: hard.accuracy,
+        }
+    }
+
+    /// The optimizer step on the gradient of this epoch's objective (the curriculum's
+    /// when `small`), with the recipe's discreteness penalty; a step that makes logits
+    /// non-finite is undone.
+    fn step(&mut self, epoch: usize, small: bool) -> Result<(), TrainError> {
+        let objective = match self.curriculum.as_mut().filter(|_| small) {
+            Some(curriculum) => &mut curriculum.objective,
+            None => &mut self.objective,
+        };
+        let recipe = &self.settings.recipe;
+        let parametrization = self.model.config.parametrization;
+        let grads = objective.logit_grads_mut();
+        add_discreteness_penalty(
+            recipe.discreteness,
+            parametrization,
+            &self.model.logits,
+            grads,
+        );
         self.previous_logits.copy_from_slice(&self.model.logits);
         let s = &self.settings;
         let rate = s.recipe.learning_rate(s.learning_rate, epoch, s.epochs);
         self.optimizer.set_learning_rate(rate);
         self.optimizer
-            .step(&mut self.model.logits, self.objective.logit_grads());
+            .step(&mut self.model.logits, objective.logit_grads());
         if self.model.logits.iter().flatten().any(|l| !l.is_finite()) {
             self.model.logits.copy_from_slice(&self.previous_logits);
             return Err(TrainError::NonFiniteParameters { epoch });
         }
-        self.epochs_done = epoch;
-        Ok(EpochMetrics { epoch, metrics })
+        Ok(())
     }
 }
 
-impl Trainer {
-    /// Adds the recipe's `lambda * D` per gate to the gradient (nothing when lambda is 0).
-    fn add_discreteness_penalty(&mut self) {
-        let lambda = self.settings.recipe.discreteness;
-        if lambda == 0.0 {
-            return;
-        }
-        let parametrization = self.model.config.parametrization;
-        let grads = self.objective.logit_grads_mut();
-        for (g, params) in grads.iter_mut().zip(&self.model.logits) {
-            let (_, penalty) = parametrization.discreteness(params);
-            for (g, p) in g.iter_mut().zip(penalty) {
-                *g += lambda * p;
-            }
+/// The smaller grids that a recipe's curriculum trains on first, and their objective.
+struct Curriculum {
+    config: ModelConfig,
+    objective: Objective,
+}
+
+/// Async fire masks for `init`, from the data stream; none for synchronous models.
+fn draw_masks(config: &ModelConfig, init: &Grids, rng: &mut ChaCha8Rng) -> Option<FireMasks> {
+    let rate = config.fire_rate?;
+    Some(FireMasks::draw(
+        config.steps,
+        init.batch,
+        init.cells(),
+        rate,
+        rng,
+    ))
+}
+
+/// Sets how the next soft rollout of `objective` runs this epoch.
+fn prepare(
+    objective: &mut Objective,
+    forward: Forward,
+    sharpness: f32,
+    noise: &[[f32; NUM_OPS]],
+    hard_gates: &[bool],
+) {
+    objective.set_forward(forward);
+    objective.set_sharpness(sharpness);
+    objective.set_noise(noise);
+    objective.set_hard_gates(hard_gates);
+}
+
+/// Adds `lambda * D` per gate to the gradient (nothing when lambda is 0).
+fn add_discreteness_penalty(
+    lambda: f32,
+    parametrization: Parametrization,
+    logits: &[[f32; NUM_OPS]],
+    grads: &mut [[f32; NUM_OPS]],
+) {
+    if lambda == 0.0 {
+        return;
+    }
+    for (g, params) in grads.iter_mut().zip(logits) {
+        let (_, penalty) = parametrization.discreteness(params);
+        for (g, p) in g.iter_mut().zip(penalty) {
+            *g += lambda * p;
         }
     }
 }
 
 /// A model of `config` wired from the seed and initialised as the recipe says (whose
-/// parametrization replaces the config's).
+/// parametrization replaces the config's); the settings are checked against the task.
 pub fn fresh_model(
     mut config: ModelConfig,
     settings: &TrainSettings,
 ) -> Result<Model, ConfigError> {
+    settings.validate(&config)?;
     config.parametrization = settings.recipe.parametrization;
     let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed))?;
     model.set_pass_through(settings.recipe.pass_through);

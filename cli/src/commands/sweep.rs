@@ -11,7 +11,7 @@ use logicars::io::atomic as output;
 use logicars::model::task::TaskKind;
 use logicars::sweep::{self, Outcome, Setting, Summary};
 use logicars::tasks::{preset, Override};
-use logicars::train::memory::{training_bytes, RolloutSize};
+use logicars::train::memory::training_run_bytes;
 use logicars::views::plot;
 use rayon::prelude::*;
 
@@ -34,7 +34,7 @@ pub struct SweepArgs {
     pub seeds: Seeds,
     /// KEY=V1,V2,...: one setting per value; several --set give every combination.
     /// Keys: epochs, batch, lr, steps, periodic, recipe, parametrization, pass-through,
-    /// weight-decay, epsilon, warmup, cosine, discreteness, straight-through, hardening, loss-steps, gate-noise, sharpen, hard-gates.
+    /// weight-decay, epsilon, warmup, cosine, discreteness, straight-through, hardening, loss-steps, gate-noise, sharpen, hard-gates, curriculum-size, curriculum-share.
     #[arg(long = "set", value_name = "KEY=VALUES")]
     pub sets: Vec<String>,
     /// Keep training after a run is solved (default: stop it there).
@@ -149,8 +149,7 @@ fn ensure_sweep_fits(args: &SweepArgs, settings: &[Setting]) -> Result<()> {
         config
             .validate()
             .with_context(|| format!("setting {}", setting.label))?;
-        let size = RolloutSize::training(&config, &s);
-        let bytes = training_bytes(&config, &size).and_then(|b| b.checked_mul(threads as u64));
+        let bytes = training_run_bytes(&config, &s).and_then(|b| b.checked_mul(threads as u64));
         let what = format!("{threads} runs at once of setting {}", setting.label);
         ensure_memory(&what, bytes)?;
     }

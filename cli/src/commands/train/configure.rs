@@ -10,7 +10,7 @@ use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::task::TaskKind;
 use logicars::tasks::target_images::image_spec;
 use logicars::tasks::{preset, set_channels, Override};
-use logicars::train::memory::{training_bytes, RolloutSize};
+use logicars::train::memory::{training_run_bytes, RolloutSize};
 
 use super::TrainArgs;
 use crate::commands::ensure_memory;
@@ -111,6 +111,8 @@ fn overrides(args: &TrainArgs) -> Vec<Override> {
         args.gate_noise.map(Override::GateNoise),
         args.sharpen.map(Override::Sharpen),
         args.hard_gates.map(Override::HardGates),
+        args.curriculum_size.map(Override::CurriculumSize),
+        args.curriculum_share.map(Override::CurriculumShare),
     ]
     .into_iter()
     .flatten()
@@ -144,6 +146,7 @@ pub(super) fn configure(args: &TrainArgs) -> Result<(ModelConfig, TrainSettings)
         bail!("--log-interval must be at least 1");
     }
     config.validate()?;
+    settings.validate(&config)?;
     ensure_training_fits(&config, &settings)?;
     Ok((config, settings))
 }
@@ -155,7 +158,7 @@ pub(super) fn ensure_training_fits(config: &ModelConfig, settings: &TrainSetting
         "training with --batch {} on {}x{} grids for --steps {}",
         size.batch, size.height, size.width, size.steps
     );
-    ensure_memory(&what, training_bytes(config, &size))
+    ensure_memory(&what, training_run_bytes(config, settings))
 }
 
 /// Where a new run writes: `--save` or `runs/<task>[-small]-seed<S>/model.json`, its log

@@ -20,7 +20,7 @@ use session::{CheckpointEvery, Session};
 pub use stop::Interrupted;
 
 /// Every flag that sets up a run, which `--resume` takes from the checkpoint instead.
-const RUN_FLAGS: [&str; 32] = [
+const RUN_FLAGS: [&str; 34] = [
     "task",
     "small",
     "epochs",
@@ -51,6 +51,8 @@ const RUN_FLAGS: [&str; 32] = [
     "gate_noise",
     "sharpen",
     "hard_gates",
+    "curriculum_size",
+    "curriculum_share",
     "init_params",
     "batches",
 ];
@@ -175,6 +177,14 @@ pub struct TrainArgs {
     /// rollout (straight-through) while the rest stay soft [default: the recipe's, 0].
     #[arg(long, value_name = "SHARE", value_parser = share_of_gates)]
     pub hard_gates: Option<f32>,
+    /// Train the first --curriculum-share of the run on square grids of this side, then
+    /// at the task's size; 0 for none (checkerboard tasks) [default: the recipe's].
+    #[arg(long, value_name = "SIDE")]
+    pub curriculum_size: Option<usize>,
+    /// Share of the run, at its start, on the curriculum's smaller grids, 0 to 1
+    /// [default: the recipe's].
+    #[arg(long, value_name = "SHARE", value_parser = share_of_run)]
+    pub curriculum_share: Option<f32>,
     /// Start from these parameters (wires and logits of each layer, as in a model file)
     /// instead of drawing them from the seed, e.g. to replay another implementation's run.
     #[arg(long, value_name = "FILE")]

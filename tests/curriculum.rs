@@ -1,0 +1,52 @@
+//! A recipe's curriculum trains on smaller grids first, while every epoch's hard loss and
+//! accuracy still score the circuit at the task's own size.
+
+use logicars::model::task::TaskKind;
+use logicars::tasks::{preset, Override};
+use logicars::train::Trainer;
+
+fn trainer(changes: &[&str]) -> Trainer {
+    let (mut config, mut settings) = preset(TaskKind::Checkerboard, false);
+    settings.epochs = 10;
+    for change in changes {
+        let change: Override = change.parse().unwrap();
+        change.apply(&mut config, &mut settings);
+    }
+    Trainer::from_seed(config, settings).unwrap()
+}
+
+#[test]
+fn the_curriculum_trains_small_and_scores_at_the_tasks_size() {
+    let mut plain = trainer(&[]);
+    let mut small = trainer(&["curriculum-size=8", "curriculum-share=0.2"]);
+    let (plain_first, small_first) = (plain.epoch(1).unwrap(), small.epoch(1).unwrap());
+    // The same seed draws the same 16x16 batch first, and the model before the first
+    // step is the same: the hard scores agree to the bit.
+    assert_eq!(small_first.metrics.hard_loss, plain_first.metrics.hard_loss);
+    assert_eq!(small_first.metrics.accuracy, plain_first.metrics.accuracy);
+    // The soft loss is the 8x8 batch's: at most one per target bit of its 2 x 64 cells,
+    // where a fresh paper model's 16x16 rollout, still a copy of random bits, is near 256.
+    let small_cells = 2.0 * 64.0;
+    assert!(
+        small_first.metrics.soft_loss <= small_cells,
+        "{small_first:?}"
+    );
+    assert!(
+        plain_first.metrics.soft_loss > 1.5 * small_cells,
+        "{plain_first:?}"
+    );
+    // After the curriculum's two epochs, the soft loss is the task's size again; the
+    // parameters differ, so only its scale can be compared.
+    small.epoch(2).unwrap();
+    let third = small.epoch(3).unwrap();
+    assert!(third.metrics.soft_loss > 1.5 * small_cells, "{third:?}");
+}
+
+#[test]
+fn a_curriculum_on_a_task_that_cannot_shrink_is_refused() {
+    let (config, mut settings) = preset(TaskKind::Gol, false);
+    settings.recipe.curriculum_size = 2;
+    settings.recipe.curriculum_share = 0.5;
+    let err = Trainer::from_seed(config, settings).err().unwrap();
+    assert!(err.to_string().contains("gol cannot"), "{err}");
+}
