@@ -5,10 +5,11 @@ use logicars::model::task::TaskKind;
 use logicars::tasks::{preset, Override};
 use logicars::train::Trainer;
 
+/// The paper's recipe on the checkerboard, with `changes`.
 fn trainer(changes: &[&str]) -> Trainer {
     let (mut config, mut settings) = preset(TaskKind::Checkerboard, false);
     settings.epochs = 10;
-    for change in changes {
+    for change in ["recipe=paper"].iter().chain(changes) {
         let change: Override = change.parse().unwrap();
         change.apply(&mut config, &mut settings);
     }

@@ -6,8 +6,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use logicars::io::{batch_file, model_file};
+use logicars::model::recipe::RecipeName;
 use logicars::model::task::TaskKind;
-use logicars::tasks::preset;
+use logicars::tasks::{preset, Override};
 use logicars::train::{run, EpochMetrics, Trainer};
 
 const EPOCHS: usize = 260;
@@ -31,7 +32,8 @@ fn notebook_log() -> Vec<(f64, f64)> {
 }
 
 fn replay() -> Vec<EpochMetrics> {
-    let (config, mut settings) = preset(TaskKind::Checkerboard, false);
+    let (mut config, mut settings) = preset(TaskKind::Checkerboard, false);
+    Override::Recipe(RecipeName::Paper).apply(&mut config, &mut settings);
     settings.epochs = EPOCHS;
     let dir = tempfile::tempdir().unwrap();
     let params = dir.path().join("init_params.json");

@@ -152,7 +152,7 @@ fn every_recipe_gives_the_same_log_for_one_and_two_threads() {
 #[test]
 fn small_checkerboard_reaches_full_hard_accuracy() {
     let dir = tempfile::tempdir().unwrap();
-    let (stdout, log) = train_small(dir.path(), 2, 300);
+    let (stdout, log) = train_small(dir.path(), 2, 400);
     assert!(stdout.contains("hard loss 0:  first at epoch"), "{stdout}");
     let last = log.lines().last().unwrap();
     assert!(last.ends_with(",0.0,1.0"), "final epoch is perfect: {last}");

@@ -13,7 +13,7 @@ fn train(dir: &Path, name: &str, extra: &[&str]) -> String {
     let model = dir.join(name).join("model.json");
     logicars()
         .args(["train", "checkerboard", "--small", "--epochs", "3"])
-        .args(["--no-artefacts", "--save"])
+        .args(["--recipe", "paper", "--no-artefacts", "--save"])
         .arg(&model)
         .args(extra)
         .assert()
@@ -48,15 +48,23 @@ fn given_parameters_and_batches_fix_the_run_whatever_the_seed() {
     );
     assert_ne!(a, first, "the run started from the given state");
 
-    let out = logicars()
-        .args(["train", "checkerboard", "--small", "--epochs", "4"])
-        .args(["--batches", b, "--save"])
-        .arg(dir.path().join("c/model.json"))
-        .assert()
-        .failure();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let fails = |recipe: &str, epochs: &str| {
+        let out = logicars()
+            .args(["train", "checkerboard", "--small", "--epochs", epochs])
+            .args(["--recipe", recipe, "--batches", b, "--save"])
+            .arg(dir.path().join("c/model.json"))
+            .assert()
+            .failure();
+        String::from_utf8(out.get_output().stderr.clone()).unwrap()
+    };
+    let stderr = fails("paper", "4");
     assert!(
         stderr.contains("holds 3 batches, fewer than the 4 epochs"),
+        "{stderr}"
+    );
+    let stderr = fails("converge", "3");
+    assert!(
+        stderr.contains("given batches cannot replay a run whose recipe trains on smaller grids"),
         "{stderr}"
     );
 }

@@ -52,6 +52,8 @@ pub struct SoftRollout {
     stored_acts: Vec<Vec<f32>>,
     /// One scratch table pair per worker thread, so memory does not grow with the grid.
     workspaces: Vec<Mutex<Workspace>>,
+    /// The lengths of a workspace's activations and gradients.
+    workspace_lens: (usize, usize),
     patch_grads: Vec<f32>,
     state_grads: Vec<f32>,
     next_state_grads: Vec<f32>,
@@ -63,10 +65,23 @@ pub struct SoftRollout {
     runs: Vec<Range<usize>>,
 }
 
-/// Scratch activations and gradients of one tile (`rows x TILE` each).
+/// Scratch activations and gradients of one tile (`rows x TILE` each), allocated when a
+/// thread first needs them, so a rollout that never runs holds none.
 struct Workspace {
     acts: Vec<f32>,
     grads: Vec<f32>,
+}
+
+impl Workspace {
+    fn sized(&mut self, acts: usize, grads: usize) -> &mut Self {
+        if self.acts.len() != acts {
+            self.acts = vec![0.0; acts];
+        }
+        if self.grads.len() != grads {
+            self.grads = vec![0.0; grads];
+        }
+        self
+    }
 }
 
 impl SoftRollout {
@@ -105,11 +120,12 @@ impl SoftRollout {
             workspaces: (0..workers)
                 .map(|_| {
                     Mutex::new(Workspace {
-                        acts: vec![0.0; rows * TILE],
-                        grads: vec![0.0; if grad_len > 0 { rows * TILE } else { 0 }],
+                        acts: Vec::new(),
+                        grads: Vec::new(),
                     })
                 })
                 .collect(),
+            workspace_lens: (rows * TILE, if grad_len > 0 { rows * TILE } else { 0 }),
             patch_grads: vec![0.0; grad_len * PATCH],
             state_grads: vec![0.0; grad_len],
             next_state_grads: vec![0.0; grad_len],
@@ -129,9 +145,12 @@ impl SoftRollout {
     /// row a tile reads is written first.
     fn workspace(&self) -> std::sync::MutexGuard<'_, Workspace> {
         let i = rayon::current_thread_index().unwrap_or(0) % self.workspaces.len();
-        self.workspaces[i]
+        let mut workspace = self.workspaces[i]
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (acts, grads) = self.workspace_lens;
+        workspace.sized(acts, grads);
+        workspace
     }
 
     pub fn geometry(&self) -> &Geometry {

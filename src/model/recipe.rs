@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::parametrization::Parametrization;
+use crate::model::task::TaskKind;
 
 /// The named recipes; flags can change any field afterwards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -12,18 +13,29 @@ pub enum RecipeName {
     /// The paper's notebook exactly: softmax gates, pass-through logit 10, AdamW with
     /// weight decay 0.01, constant learning rate.
     Paper,
-    /// Input-wise gates (a sigmoid per input pair), measured to converge from most seeds
-    /// (`docs/recipes.md`).
+    /// Input-wise gates (a sigmoid per input pair) with the paper's other settings.
     InputWise,
+    /// The settings measured to converge most often on each task (`docs/recipes.md`):
+    /// the checkerboards with input-wise gates, weight decay 0.1 and smaller grids first,
+    /// Game of Life with a share of hard gates; the growing tasks as the paper.
+    Converge,
 }
 
 impl RecipeName {
-    pub const ALL: [RecipeName; 2] = [RecipeName::Paper, RecipeName::InputWise];
+    pub const ALL: [RecipeName; 3] = [
+        RecipeName::Converge,
+        RecipeName::Paper,
+        RecipeName::InputWise,
+    ];
+
+    /// The recipe of a run that names none.
+    pub const DEFAULT: RecipeName = RecipeName::Converge;
 
     pub fn name(self) -> &'static str {
         match self {
             RecipeName::Paper => "paper",
             RecipeName::InputWise => "input-wise",
+            RecipeName::Converge => "converge",
         }
     }
 
@@ -35,6 +47,7 @@ impl RecipeName {
         match self {
             RecipeName::Paper => "the paper's notebook exactly (softmax over 16 ops per gate)",
             RecipeName::InputWise => "input-wise gates: a sigmoid per input pair, 4 per gate",
+            RecipeName::Converge => "the settings that converge most often on each task (default)",
         }
     }
 }
@@ -99,6 +112,19 @@ pub struct Recipe {
     pub curriculum_share: f32,
 }
 
+/// The side of the `converge` recipe's curriculum: the largest square of at most half the
+/// grid's side that sees the task's pattern as the grid does (0: none fits).
+fn curriculum_side(task: TaskKind, height: usize, width: usize) -> usize {
+    let Some(period) = task.any_size_period() else {
+        return 0;
+    };
+    let fits = |s: usize| (height - s) % period == 0 && (width - s) % period == 0;
+    (1..=height.min(width) / 2)
+        .rev()
+        .find(|&s| fits(s))
+        .unwrap_or(0)
+}
+
 fn unit() -> f32 {
     1.0
 }
@@ -112,7 +138,9 @@ fn adam_epsilon() -> f32 {
 }
 
 impl Recipe {
-    pub fn named(name: RecipeName) -> Self {
+    /// The recipe `name` for a model of `task` on grids of `height x width` (the
+    /// `converge` recipe differs by task).
+    pub fn named(name: RecipeName, task: TaskKind, (height, width): (usize, usize)) -> Self {
         let paper = Recipe {
             name,
             parametrization: Parametrization::Softmax,
@@ -131,13 +159,29 @@ impl Recipe {
             curriculum_size: 0,
             curriculum_share: 0.0,
         };
-        match name {
-            RecipeName::Paper => paper,
-            RecipeName::InputWise => Recipe {
-                parametrization: Parametrization::InputWise,
-                pass_through: Parametrization::InputWise.default_pass_through(),
+        let input_wise = Recipe {
+            parametrization: Parametrization::InputWise,
+            pass_through: Parametrization::InputWise.default_pass_through(),
+            ..paper
+        };
+        match (name, task) {
+            (RecipeName::Paper, _) => paper,
+            (RecipeName::InputWise, _) => input_wise,
+            (RecipeName::Converge, TaskKind::Checkerboard | TaskKind::CheckerboardAsync) => {
+                Recipe {
+                    weight_decay: 0.1,
+                    curriculum_size: curriculum_side(task, height, width),
+                    curriculum_share: 0.4,
+                    ..input_wise
+                }
+            }
+            (RecipeName::Converge, TaskKind::Gol) => Recipe {
+                hard_gates: 0.3,
                 ..paper
             },
+            (RecipeName::Converge, TaskKind::Pattern | TaskKind::Lizard | TaskKind::ColoredG) => {
+                paper
+            }
         }
     }
 
@@ -190,19 +234,13 @@ impl Recipe {
     }
 }
 
-impl Default for Recipe {
-    fn default() -> Self {
-        Recipe::named(RecipeName::Paper)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_papers_schedule_is_constant() {
-        let paper = Recipe::named(RecipeName::Paper);
+        let paper = Recipe::named(RecipeName::Paper, TaskKind::Checkerboard, (16, 16));
         for epoch in [1, 2, 250, 500] {
             assert_eq!(paper.learning_rate(0.05, epoch, 500), 0.05);
         }
@@ -213,7 +251,7 @@ mod tests {
         let recipe = Recipe {
             warmup: 3,
             cosine: true,
-            ..Recipe::named(RecipeName::Paper)
+            ..Recipe::named(RecipeName::Paper, TaskKind::Checkerboard, (16, 16))
         };
         let rates: Vec<f32> = (1..=101)
             .map(|e| recipe.learning_rate(1.0, e, 101))
@@ -227,7 +265,7 @@ mod tests {
 
     #[test]
     fn sharpening_rises_geometrically_from_one() {
-        let paper = Recipe::named(RecipeName::Paper);
+        let paper = Recipe::named(RecipeName::Paper, TaskKind::Checkerboard, (16, 16));
         assert_eq!(paper.sharpness(250, 500), 1.0, "off by default");
         let recipe = Recipe {
             sharpen: 16.0,
@@ -241,8 +279,40 @@ mod tests {
     }
 
     #[test]
+    fn converge_is_set_per_task() {
+        let converge = |task, side| Recipe::named(RecipeName::Converge, task, (side, side));
+        let sides = [16, 14, 8].map(|s| converge(TaskKind::Checkerboard, s).curriculum_size);
+        assert_eq!(
+            sides,
+            [8, 6, 4],
+            "half the side, less what breaks the period"
+        );
+        let board = converge(TaskKind::CheckerboardAsync, 14);
+        assert_eq!(board.parametrization, Parametrization::InputWise);
+        assert_eq!((board.weight_decay, board.curriculum_share), (0.1, 0.4));
+        let paper = Recipe::named(RecipeName::Paper, TaskKind::Gol, (3, 3));
+        let life = converge(TaskKind::Gol, 3);
+        assert_eq!(
+            life,
+            Recipe {
+                name: RecipeName::Converge,
+                hard_gates: 0.3,
+                ..paper
+            }
+        );
+        let lizard = converge(TaskKind::Lizard, 20);
+        assert_eq!(
+            lizard,
+            Recipe {
+                name: RecipeName::Converge,
+                ..paper
+            }
+        );
+    }
+
+    #[test]
     fn the_curriculum_takes_the_start_of_the_run() {
-        let mut recipe = Recipe::named(RecipeName::InputWise);
+        let mut recipe = Recipe::named(RecipeName::InputWise, TaskKind::Checkerboard, (16, 16));
         recipe.curriculum_share = 0.3;
         assert_eq!(
             recipe.curriculum_side(1, 10),
@@ -257,7 +327,7 @@ mod tests {
 
     #[test]
     fn straight_through_takes_the_end_of_the_run() {
-        let mut recipe = Recipe::named(RecipeName::InputWise);
+        let mut recipe = Recipe::named(RecipeName::InputWise, TaskKind::Checkerboard, (16, 16));
         let hard = |r: &Recipe| {
             (1..=10)
                 .filter(|&e| r.hardness(e, 10) == 1.0)

@@ -151,10 +151,11 @@ mod tests {
     #[test]
     fn a_run_stops_when_solved_and_is_deterministic() {
         let setting = Setting {
-            label: "preset".into(),
-            overrides: vec![],
+            label: "paper".into(),
+            overrides: vec![Override::Recipe(crate::model::recipe::RecipeName::Paper)],
         };
-        // The small checkerboard's default seed solves it at epoch 181.
+        // The small checkerboard's default seed solves it at epoch 181 with the paper's
+        // recipe.
         let (a, _) = run(TaskKind::Checkerboard, true, &setting, 25, true).unwrap();
         assert_eq!(a.solved_at, Some(181));
         assert_eq!(a.epochs, 181);

@@ -76,7 +76,9 @@ impl Override {
             Override::LearningRate(x) => settings.learning_rate = x,
             Override::Steps(n) => config.steps = n,
             Override::Periodic(p) => config.periodic = p,
-            Override::Recipe(name) => *recipe = Recipe::named(name),
+            Override::Recipe(name) => {
+                *recipe = Recipe::named(name, config.task, (config.height, config.width))
+            }
             Override::Parametrization(p) => {
                 recipe.parametrization = p;
                 recipe.pass_through = p.default_pass_through();

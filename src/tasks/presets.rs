@@ -4,18 +4,22 @@ use crate::error::ConfigError;
 use crate::model::config::{ModelConfig, TrainSettings, MAX_CHANNELS};
 use crate::model::parametrization::Parametrization;
 use crate::model::pattern::PatternTarget;
-use crate::model::recipe::Recipe;
+use crate::model::recipe::{Recipe, RecipeName};
 use crate::model::task::TaskKind;
 use crate::tasks::target_images;
 
 /// The paper's hyperparameters for `kind` (and a default seed); `small` gives a reduced
 /// model for quick runs.
 pub fn preset(kind: TaskKind, small: bool) -> (ModelConfig, TrainSettings) {
-    if small {
+    let (mut config, mut settings) = if small {
         small_preset(kind)
     } else {
         full_preset(kind)
-    }
+    };
+    let shape = (config.height, config.width);
+    settings.recipe = Recipe::named(RecipeName::DEFAULT, kind, shape);
+    config.parametrization = settings.recipe.parametrization;
+    (config, settings)
 }
 
 /// The paper's sizes. Default seeds are ones that reach hard loss 0 within the epochs;
@@ -33,7 +37,7 @@ fn full_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
         ),
         TaskKind::Gol => (
             gol(16, widths(&[(128, 16)], &[128, 64, 32, 16, 8, 4, 2, 1])),
-            settings(6, 3000, 20, 0.05),
+            settings(0, 3000, 20, 0.05),
         ),
         TaskKind::Pattern => (
             pattern(
@@ -57,7 +61,7 @@ fn full_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
 
 /// Reduced models, all other settings as the full ones:
 /// - checkerboard: 8x8 grid, 12 steps, 4 kernels, update [128]x4 + [64,32,16,8], 400 epochs
-///   (default seed 25 reaches hard loss 0 at epoch 181);
+///   (the default recipe solves 9 of seeds 0..10, seed 0 at epoch 231);
 /// - checkerboard-async: 8x8 grid, 20 steps, 4 kernels, same update layers, 400 epochs;
 /// - gol: update [64]x6 + [32,16,8,4,2,1], 1500 epochs;
 /// - pattern, lizard, colored-g: 16 channels, update [128]x4 + [64,32,16], 600 epochs.
@@ -66,7 +70,7 @@ fn small_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
     match kind {
         TaskKind::Checkerboard => (
             checkerboard(8, 12, None, 4, checker_update),
-            settings(25, 400, 2, 0.05),
+            settings(0, 400, 2, 0.05),
         ),
         TaskKind::CheckerboardAsync => (
             checkerboard(8, 20, Some(0.6), 4, checker_update),
@@ -129,13 +133,15 @@ fn widths(body: &[(usize, usize)], tail: &[usize]) -> Vec<usize> {
     v
 }
 
+/// The settings of a preset; [`preset`] replaces the recipe with the default one for the
+/// task and its size.
 fn settings(seed: u64, epochs: usize, batch: usize, learning_rate: f32) -> TrainSettings {
     TrainSettings {
         epochs,
         batch,
         learning_rate,
         seed,
-        recipe: Recipe::default(),
+        recipe: Recipe::named(RecipeName::Paper, TaskKind::Checkerboard, (0, 0)),
     }
 }
 

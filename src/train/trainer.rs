@@ -42,6 +42,11 @@ pub enum TrainError {
          model has {gates}"
     )]
     StateMismatch { saved: usize, gates: usize },
+    #[error(
+        "given batches cannot replay a run whose recipe trains on smaller grids first \
+         (a curriculum); use --recipe paper, or --curriculum-share 0"
+    )]
+    BatchesWithCurriculum,
     #[error("epoch {epoch} has no given batch: the batch file holds {given} batches")]
     NoBatch { epoch: usize, given: usize },
     #[error(
@@ -195,6 +200,9 @@ impl Trainer {
     /// Trains on these initial grids, one batch per epoch in order, instead of drawing
     /// them (async fire masks are still drawn from the seed).
     pub fn with_batches(mut self, batches: Vec<Grids>) -> Result<Self, TrainError> {
+        if self.curriculum.is_some() {
+            return Err(TrainError::BatchesWithCurriculum);
+        }
         let c = &self.model.config;
         let (batch, height, width, channels) = (self.settings.batch, c.height, c.width, c.channels);
         if let Some(b) = batches
@@ -284,6 +292,11 @@ impl Trainer {
         let sharpness = s.recipe.sharpness(epoch, s.epochs);
         let small =
             s.recipe.curriculum_side(epoch, s.epochs).is_some() && self.curriculum.is_some();
+        if !small {
+            // Its buffers are not needed again; freeing them keeps the peak memory of a
+            // run that of its larger objective.
+            self.curriculum = None;
+        }
         self.draw_gate_noise();
         self.draw_hard_gates();
         let metrics = if small {

@@ -84,7 +84,8 @@ mod tests {
 
     #[test]
     fn counts_by_hand_on_a_small_model() {
-        let (config, _) = preset(TaskKind::Checkerboard, true);
+        let (mut config, _) = preset(TaskKind::Checkerboard, true);
+        config.parametrization = crate::model::parametrization::Parametrization::Softmax;
         let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
         // Two perception gates become XOR, one update gate AND; the rest stay A.
         for (g, op) in [(0, 6), (1, 6), (model.update_gate(2, 0), 1)] {

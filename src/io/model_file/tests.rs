@@ -8,8 +8,10 @@ use rand_chacha::ChaCha8Rng;
 use crate::model::parametrization::Parametrization;
 use crate::model::recipe::{Recipe, RecipeName};
 
+/// A small softmax model (all 16 logits of a gate are stored) with random logits.
 fn small_model() -> Model {
-    let (config, _) = preset(TaskKind::Checkerboard, true);
+    let (mut config, _) = preset(TaskKind::Checkerboard, true);
+    config.parametrization = Parametrization::Softmax;
     let mut rng = ChaCha8Rng::seed_from_u64(4);
     let mut model = Model::new(config, &mut rng).unwrap();
     for l in model.logits.iter_mut().flatten() {
@@ -29,7 +31,7 @@ fn json_round_trip_is_exact() {
 fn input_wise_models_store_four_logits_per_gate() {
     let (mut config, mut settings) = preset(TaskKind::Checkerboard, true);
     config.parametrization = Parametrization::InputWise;
-    settings.recipe = Recipe::named(RecipeName::InputWise);
+    settings.recipe = Recipe::named(RecipeName::InputWise, config.task, (8, 8));
     let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(5)).unwrap();
     model.logits[7][2] = -1.25;
     let file = to_file(&model, Some(&settings));
