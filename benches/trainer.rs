@@ -11,7 +11,9 @@ use logicars::kernels::hard::{self, TruthMasks, HARD_TILE, WORDS};
 use logicars::kernels::parameters::hard_truth;
 use logicars::kernels::soft::{self, TILE};
 use logicars::model::circuit::{Circuit, GateRef};
+use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::network::Model;
+use logicars::model::recipe::RecipeName;
 use logicars::model::task::TaskKind;
 use logicars::tasks::{preset, Override};
 use logicars::train::Trainer;
@@ -25,8 +27,15 @@ fn pool(threads: usize) -> rayon::ThreadPool {
         .unwrap()
 }
 
+/// The reference checkerboard with the paper's recipe, as the earlier figures measured it.
+fn paper_preset() -> (ModelConfig, TrainSettings) {
+    let (mut config, mut settings) = preset(TaskKind::Checkerboard, false);
+    Override::Recipe(RecipeName::Paper).apply(&mut config, &mut settings);
+    (config, settings)
+}
+
 fn reference_trainer(memory: ActivationMemory) -> Trainer {
-    let (config, settings) = preset(TaskKind::Checkerboard, false);
+    let (config, settings) = paper_preset();
     let model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed)).unwrap();
     Trainer::with_memory(model, settings, memory)
 }
@@ -38,7 +47,11 @@ fn recipes(c: &mut Criterion) {
     group.sample_size(30);
     let pool = pool(2);
     for (name, changes) in [
-        ("checkerboard/paper", vec![]),
+        ("checkerboard/paper", vec!["recipe=paper"]),
+        // The default recipe at the task's size (after its curriculum), and within its
+        // curriculum (a run so long that every timed epoch is one of its first 40%).
+        ("checkerboard/converge", vec!["curriculum-share=0"]),
+        ("checkerboard/converge-curriculum", vec!["epochs=100000000"]),
         ("checkerboard/input-wise", vec!["recipe=input-wise"]),
         (
             "checkerboard/input-wise+discreteness",
@@ -110,7 +123,7 @@ fn epoch_size(c: &mut Criterion) {
     let pool = pool(2);
     for size in [8, 16, 32, 64] {
         for steps in [10, 20, 40] {
-            let (mut config, mut settings) = preset(TaskKind::Checkerboard, false);
+            let (mut config, mut settings) = paper_preset();
             (config.height, config.width) = (size, size);
             let change: Override = format!("steps={steps}").parse().unwrap();
             change.apply(&mut config, &mut settings);
@@ -127,7 +140,7 @@ fn epoch_size(c: &mut Criterion) {
 /// Hard (bit-sliced) rollouts: the training one, and the 64x64 generalization test; their
 /// throughput is in gate evaluations per lane.
 fn hard_rollout(c: &mut Criterion) {
-    let (config, settings) = preset(TaskKind::Checkerboard, false);
+    let (config, settings) = paper_preset();
     let model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed)).unwrap();
     let circuit = Circuit::compile(&model);
     let truth = hard_truth(model.config.parametrization, &model.logits);

@@ -29,7 +29,7 @@ fn full_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
     match kind {
         TaskKind::Checkerboard => (
             checkerboard(16, 20, None, 16, widths(&[(256, 10)], &checker_tail)),
-            settings(7, 500, 2, 0.05),
+            settings(3, 500, 2, 0.05),
         ),
         TaskKind::CheckerboardAsync => (
             checkerboard(14, 50, Some(0.6), 16, widths(&[(256, 14)], &checker_tail)),
