@@ -340,6 +340,11 @@ fn presets_are_listed_as_a_table_and_as_json() {
     assert_eq!(first["small"], false);
     assert_eq!(first["config"]["height"], 16);
     assert_eq!(first["epochs"], 500);
+    assert_eq!(first["recipe"]["name"], "converge");
+    assert!(
+        table.contains("converge: input-wise, weight decay 0.1, 8x8 first 40%"),
+        "{table}"
+    );
     assert_eq!(json.as_array().unwrap().len(), 12);
     // `train --help` shows the same table.
     let out = logicars().args(["train", "--help"]).assert().success();

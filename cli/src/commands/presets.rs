@@ -4,6 +4,7 @@
 use anyhow::Result;
 use clap::Args;
 use logicars::model::config::{ModelConfig, TrainSettings};
+use logicars::model::recipe::{Recipe, RecipeName};
 use logicars::model::task::TaskKind;
 use logicars::tasks::preset;
 
@@ -37,9 +38,9 @@ fn all() -> impl Iterator<Item = (TaskKind, bool, ModelConfig, TrainSettings)> {
 pub fn table() -> String {
     let header = [
         "task", "size", "grid", "C", "steps", "fire", "K", "perceive", "update", "epochs", "batch",
-        "lr", "seed",
+        "lr", "seed", "recipe",
     ];
-    let rows: Vec<[String; 13]> = all()
+    let rows: Vec<[String; 14]> = all()
         .map(|(task, small, c, s)| {
             let border = if c.periodic { "wrap" } else { "zero" };
             [
@@ -56,6 +57,7 @@ pub fn table() -> String {
                 s.batch.to_string(),
                 s.learning_rate.to_string(),
                 s.seed.to_string(),
+                recipe(&s.recipe),
             ]
         })
         .collect();
@@ -79,6 +81,32 @@ pub fn table() -> String {
         out += &line(&row.each_ref().map(String::as_str));
     }
     out
+}
+
+/// A recipe's name and where its settings leave the paper's, e.g.
+/// `converge: input-wise, weight decay 0.1, 8x8 first 40%`.
+fn recipe(r: &Recipe) -> String {
+    let paper = Recipe::named(RecipeName::Paper, TaskKind::Checkerboard, (0, 0));
+    let mut changes = Vec::new();
+    if r.parametrization != paper.parametrization {
+        changes.push(r.parametrization.name().to_string());
+    }
+    if r.weight_decay != paper.weight_decay {
+        changes.push(format!("weight decay {}", r.weight_decay));
+    }
+    if r.hard_gates != paper.hard_gates {
+        changes.push(format!("hard gates {}", r.hard_gates));
+    }
+    if r.curriculum_size > 0 && r.curriculum_share > 0.0 {
+        let side = r.curriculum_size;
+        let share = (r.curriculum_share * 100.0).round();
+        changes.push(format!("{side}x{side} first {share}%"));
+    }
+    match (changes.is_empty(), r.name) {
+        (true, RecipeName::Paper) => "paper".to_string(),
+        (true, name) => format!("{} (the paper's settings)", name.name()),
+        (false, name) => format!("{}: {}", name.name(), changes.join(", ")),
+    }
 }
 
 /// Layer widths with runs folded, e.g. `256x10,128,64`.
@@ -114,6 +142,7 @@ fn json() -> serde_json::Value {
                 "batch": s.batch,
                 "learning_rate": s.learning_rate,
                 "seed": s.seed,
+                "recipe": s.recipe,
             })
         })
         .collect();
