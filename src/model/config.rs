@@ -206,18 +206,15 @@ impl TrainSettings {
     /// Checks what the recipe asks of the task: a curriculum needs a task defined at any
     /// size and grids smaller than the task's.
     pub fn validate(&self, config: &ModelConfig) -> Result<(), ConfigError> {
-        let side = self.recipe.curriculum_size;
-        if side == 0 || self.recipe.curriculum_share == 0.0 {
+        let Some(side) = self.recipe.curriculum() else {
             return Ok(());
-        }
-        let Some(period) = config.task.any_size_period() else {
-            return Err(ConfigError::CurriculumTask {
-                task: config.task.name(),
-            });
+        };
+        let task = config.task;
+        let Some(period) = task.any_size_period() else {
+            return Err(ConfigError::CurriculumTask { task: task.name() });
         };
         let (height, width) = (config.height, config.width);
-        let fits = |task_side: usize| side < task_side && (task_side - side) % period == 0;
-        if !(fits(height) && fits(width)) {
+        if !task.shrinks_to((height, width), side) {
             return Err(ConfigError::CurriculumSize {
                 side,
                 height,
@@ -230,8 +227,7 @@ impl TrainSettings {
 
     /// The curriculum's smaller model config, when the recipe has one.
     pub fn curriculum_config(&self, config: &ModelConfig) -> Option<ModelConfig> {
-        let side = self.recipe.curriculum_size;
-        (side > 0 && self.recipe.curriculum_share > 0.0).then(|| ModelConfig {
+        self.recipe.curriculum().map(|side| ModelConfig {
             height: side,
             width: side,
             ..config.clone()

@@ -115,13 +115,9 @@ pub struct Recipe {
 /// The side of the `converge` recipe's curriculum: the largest square of at most half the
 /// grid's side that sees the task's pattern as the grid does (0: none fits).
 fn curriculum_side(task: TaskKind, height: usize, width: usize) -> usize {
-    let Some(period) = task.any_size_period() else {
-        return 0;
-    };
-    let fits = |s: usize| (height - s) % period == 0 && (width - s) % period == 0;
     (1..=height.min(width) / 2)
         .rev()
-        .find(|&s| fits(s))
+        .find(|&s| task.shrinks_to((height, width), s))
         .unwrap_or(0)
 }
 
@@ -209,7 +205,13 @@ impl Recipe {
     /// curriculum makes it smaller than the task's.
     pub fn curriculum_side(&self, epoch: usize, epochs: usize) -> Option<usize> {
         let last = (epochs as f64 * f64::from(self.curriculum_share)).round() as usize;
-        (self.curriculum_size > 0 && epoch <= last).then_some(self.curriculum_size)
+        self.curriculum().filter(|_| epoch <= last)
+    }
+
+    /// The side of the curriculum's grids, when the recipe has a curriculum.
+    pub fn curriculum(&self) -> Option<usize> {
+        let side = self.curriculum_size;
+        (side > 0 && self.curriculum_share > 0.0).then_some(side)
     }
 
     /// The factor on the gates' parameters in the soft rollout of `epoch` (1-based) of

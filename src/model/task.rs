@@ -54,6 +54,16 @@ impl TaskKind {
         }
     }
 
+    /// Whether square grids of `side` see the task's pattern as grids of `height x width`
+    /// do: smaller, by a multiple of the pattern's period on both sides.
+    pub fn shrinks_to(self, (height, width): (usize, usize), side: usize) -> bool {
+        let Some(period) = self.any_size_period() else {
+            return false;
+        };
+        let fits = |task_side: usize| side < task_side && (task_side - side) % period == 0;
+        side > 0 && fits(height) && fits(width)
+    }
+
     /// The task called `name` on the command line, if any.
     pub fn from_name(name: &str) -> Option<TaskKind> {
         TaskKind::ALL.into_iter().find(|t| t.name() == name)

@@ -161,16 +161,32 @@ impl Objective {
         masks: Option<&FireMasks>,
         gradient: Gradient,
     ) -> Metrics {
-        let soft_loss = self.soft_loss(model, init, target, masks, None);
+        let soft_loss = match gradient {
+            Gradient::Compute => self.soft_gradient(model, init, target, masks),
+            Gradient::Skip => self.soft_loss(model, init, target, masks, None),
+        };
         let (hard_loss, accuracy) = self.hard_loss(model, init, target, masks, |_| {});
-        if gradient == Gradient::Compute && soft_loss.is_finite() {
-            self.backward(masks);
-        }
         Metrics {
             soft_loss,
             hard_loss,
             accuracy,
         }
+    }
+
+    /// The soft loss of one batch and, when it is finite, its gradient on every logit
+    /// ([`Objective::logit_grads`]), without the hard rollout.
+    pub fn soft_gradient(
+        &mut self,
+        model: &Model,
+        init: &Grids,
+        target: &Grids,
+        masks: Option<&FireMasks>,
+    ) -> f64 {
+        let soft_loss = self.soft_loss(model, init, target, masks, None);
+        if soft_loss.is_finite() {
+            self.backward(masks);
+        }
+        soft_loss
     }
 
     /// Scores `model` on one batch without a gradient, calling `after_step(t)` after each

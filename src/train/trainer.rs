@@ -339,20 +339,14 @@ impl Trainer {
         let objective = &mut curriculum.objective;
         prepare(objective, forward, sharpness, &self.noise, &self.hard_gates);
         let model = &self.model;
-        let gradient = Gradient::Compute;
-        let soft = objective.run(
-            model,
-            &small_init,
-            &small_target,
-            small_masks.as_ref(),
-            gradient,
-        );
+        let soft_loss =
+            objective.soft_gradient(model, &small_init, &small_target, small_masks.as_ref());
         let no_progress = |_, _| {};
         let hard = self
             .objective
             .evaluate(model, init, target, masks, SoftLoss::Skip, no_progress);
         Metrics {
-            soft_loss: soft.soft_loss,
+            soft_loss,
             hard_loss: hard.hard_loss,
             accuracy: hard.accuracy,
         }
