@@ -8,3 +8,5 @@ pub mod simd;
 pub mod soft;
 #[cfg(target_arch = "x86_64")]
 mod soft_avx2;
+#[cfg(target_arch = "x86_64")]
+mod soft_avx512;

@@ -133,15 +133,28 @@ fn checked(wanted: SimdLevel) -> Result<SimdLevel, SimdError> {
 
 /// Defines `$name(args)`, which runs the `#[inline(always)]` function `$body` compiled for
 /// the [active](SimdLevel::active) level, and with `/ $name_at` also `$name_at(level,
-/// args)` for a given one (for tests and benches). `avx2 => $avx2` names a hand-written
-/// body for the AVX2 level (x86_64 only), which must give `$body`'s bits.
+/// args)` for a given one (for tests and benches). `avx2 => $avx2` and `avx512 => $avx512`
+/// name hand-written bodies for those levels (x86_64 only), which must give `$body`'s bits.
 ///
 /// The level's features are enabled on a wrapper into which `$body` is inlined, so the
 /// compiler vectorizes the body for that level. Results are the same at every level as
 /// long as `$body` fuses multiply-adds only through `mul_add` (which is a correctly
 /// rounded software routine on a baseline without FMA).
 macro_rules! multiversioned {
-    ($(#[$meta:meta])* $vis:vis fn $name:ident / $name_at:ident ($($arg:ident: $ty:ty),* $(,)?) => $body:path $(, avx2 => $avx2:path)?) => {
+    ($(#[$meta:meta])* $vis:vis fn $name:ident / $name_at:ident ($($arg:ident: $ty:ty),* $(,)?) => $body:path, avx2 => $avx2:path, avx512 => $avx512:path) => {
+        $crate::kernels::simd::multiversioned!(@define [$(#[$meta])*] $vis $name $name_at ($($arg: $ty),*) $body, $avx2, $avx512);
+    };
+    ($(#[$meta:meta])* $vis:vis fn $name:ident / $name_at:ident ($($arg:ident: $ty:ty),* $(,)?) => $body:path) => {
+        $crate::kernels::simd::multiversioned!(@define [$(#[$meta])*] $vis $name $name_at ($($arg: $ty),*) $body, $body, $body);
+    };
+    ($(#[$meta:meta])* $vis:vis fn $name:ident ($($arg:ident: $ty:ty),* $(,)?) => $body:path) => {
+        $(#[$meta])*
+        $vis fn $name($($arg: $ty),*) {
+            let level = $crate::kernels::simd::SimdLevel::active();
+            $crate::kernels::simd::multiversioned!(@dispatch level, $body, $body, $body, $($arg: $ty),*)
+        }
+    };
+    (@define [$(#[$meta:meta])*] $vis:vis $name:ident $name_at:ident ($($arg:ident: $ty:ty),*) $body:path, $avx2:path, $avx512:path) => {
         $(#[$meta])*
         #[inline]
         $vis fn $name($($arg: $ty),*) {
@@ -153,27 +166,17 @@ macro_rules! multiversioned {
         /// # Panics
         /// If this CPU cannot run `level`.
         $vis fn $name_at(level: $crate::kernels::simd::SimdLevel, $($arg: $ty),*) {
-            $crate::kernels::simd::multiversioned!(@dispatch level, $body $(, $avx2)?, $($arg: $ty),*)
+            $crate::kernels::simd::multiversioned!(@dispatch level, $body, $avx2, $avx512, $($arg: $ty),*)
         }
     };
-    ($(#[$meta:meta])* $vis:vis fn $name:ident ($($arg:ident: $ty:ty),* $(,)?) => $body:path) => {
-        $(#[$meta])*
-        $vis fn $name($($arg: $ty),*) {
-            let level = $crate::kernels::simd::SimdLevel::active();
-            $crate::kernels::simd::multiversioned!(@dispatch level, $body, $($arg: $ty),*)
-        }
-    };
-    (@dispatch $level:ident, $body:path, $($arg:ident: $ty:ty),*) => {
-        $crate::kernels::simd::multiversioned!(@dispatch $level, $body, $body, $($arg: $ty),*)
-    };
-    (@dispatch $level:ident, $body:path, $avx2:path, $($arg:ident: $ty:ty),*) => {{
+    (@dispatch $level:ident, $body:path, $avx2:path, $avx512:path, $($arg:ident: $ty:ty),*) => {{
         use $crate::kernels::simd::SimdLevel;
         assert!($level <= SimdLevel::detect(), "this CPU cannot run {} kernels", $level);
         #[cfg(target_arch = "x86_64")]
         {
             #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
             fn avx512($($arg: $ty),*) {
-                $body($($arg),*)
+                $avx512($($arg),*)
             }
             #[target_feature(enable = "avx2,fma")]
             fn avx2($($arg: $ty),*) {

@@ -114,7 +114,9 @@ multiversioned! {
         acts: &[f32],
         grads: &mut [f32],
         coef_grads: &mut [[f64; 4]],
-    ) => backward_with::<Portable>, avx2 => backward_with::<super::soft_avx2::Avx2>
+    ) => backward_with::<Portable>,
+        avx2 => backward_with::<super::soft_avx2::Avx2>,
+        avx512 => backward_with::<super::soft_avx512::Avx512>
 }
 
 /// The gate loop of [`backward`], shared by every level; `K` does one gate's lanes.

@@ -125,7 +125,7 @@ unsafe fn store_or_add<const STORE: bool>(p: *mut f32, v: __m256) {
 /// `p[j] + p[j+8]`, then `+4`, `+2`, `+1`, as in `sum_partials`.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn tree_sum(acc: [[__m256; 2]; 4]) -> [f32; 4] {
+pub(super) fn tree_sum(acc: [[__m256; 2]; 4]) -> [f32; 4] {
     let s4: [__m128; 4] = acc.map(|[lo, hi]| {
         let s8 = _mm256_add_ps(lo, hi);
         _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps::<1>(s8))
