@@ -29,7 +29,7 @@ pub fn load(
         channels,
     };
     // A batch must fill whole bytes, or batches would not start on a byte.
-    if bits == 0 || bits % 8 != 0 || bytes.is_empty() || bytes.len() % (bits / 8) != 0 {
+    if bits == 0 || !bits.is_multiple_of(8) || bytes.is_empty() || bytes.len() % (bits / 8) != 0 {
         return Err(size_error());
     }
     Ok(bytes

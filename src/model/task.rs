@@ -60,7 +60,7 @@ impl TaskKind {
         let Some(period) = self.any_size_period() else {
             return false;
         };
-        let fits = |task_side: usize| side < task_side && (task_side - side) % period == 0;
+        let fits = |task_side: usize| side < task_side && (task_side - side).is_multiple_of(period);
         side > 0 && fits(height) && fits(width)
     }
 

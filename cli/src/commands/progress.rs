@@ -114,7 +114,7 @@ impl Progress {
         self.bar.set_position(m.epoch as u64);
         self.bar
             .set_message(format!("hard_loss={:.0}", m.metrics.hard_loss));
-        if m.epoch % self.interval == 0 || m.epoch == self.epochs {
+        if m.epoch.is_multiple_of(self.interval) || m.epoch == self.epochs {
             let line = epoch_line(m, self.elapsed_s());
             self.bar.suspend(|| eprintln!("{line}"));
         }

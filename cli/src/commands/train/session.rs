@@ -53,7 +53,7 @@ struct Schedule {
 impl Schedule {
     fn due(&mut self, epoch: usize) -> bool {
         let due = match self.every {
-            CheckpointEvery::Epochs(n) => epoch % n == 0,
+            CheckpointEvery::Epochs(n) => epoch.is_multiple_of(n),
             CheckpointEvery::Seconds(s) => self.last.elapsed().as_secs() >= s,
             CheckpointEvery::Off => false,
         };
