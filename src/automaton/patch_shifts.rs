@@ -60,6 +60,14 @@ impl PatchShifts {
         PatchShifts { positions, margin }
     }
 
+    /// Position `p`'s shifts: each offset `d` with the lanes (one bit each, 64 to a word)
+    /// that see the lane `d` away there. A lane belongs to at most one of them.
+    pub fn shifts(&self, p: usize) -> impl Iterator<Item = (isize, &[u64])> {
+        self.positions[p]
+            .iter()
+            .map(|s| (s.offset, s.lanes.as_slice()))
+    }
+
     /// Zero words that a channel's packed lanes need on each side, so that every shifted
     /// read stays inside its buffer.
     pub fn margin(&self) -> usize {

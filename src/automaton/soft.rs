@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use crate::automaton::geometry::Geometry;
 use crate::automaton::grid::Grids;
 use crate::automaton::masks::FireMasks;
+use crate::automaton::patch_shifts::PatchShifts;
 pub use crate::automaton::soft_tiles::state_index;
 use crate::automaton::soft_tiles::{
     gather_patch, prev_and_next, scatter_patch_grads, seed_output_grads, split_runs,
@@ -63,6 +64,8 @@ pub struct SoftRollout {
     plan: BackwardPlan,
     /// Runs of tiles that read only each other ([`Geometry::tile_runs`]).
     runs: Vec<Range<usize>>,
+    /// How a tile's patch is gathered from the state (and its gradient scattered back).
+    shifts: PatchShifts,
 }
 
 /// Scratch activations and gradients of one tile (`rows x TILE` each), allocated when a
@@ -137,6 +140,7 @@ impl SoftRollout {
                 (0..channels).map(|c| circuit.output_row(c)),
             ),
             runs: geometry.tile_runs(),
+            shifts: PatchShifts::new(&geometry),
             geometry,
         }
     }
@@ -293,7 +297,7 @@ impl SoftRollout {
     ) {
         let work = |i: usize, next_tile: &mut [f32], acts: &mut [f32]| {
             let tile = (first + i, first);
-            gather_patch(&self.geometry, circuit.channels, tile, prev, acts);
+            gather_patch(&self.shifts, circuit.channels, tile, prev, acts);
             kernel::forward(&circuit.gates, coefs, circuit.input_rows, acts);
             write_outputs(circuit, tile, t, acts, prev, next_tile, masks);
         };
@@ -359,7 +363,7 @@ impl SoftRollout {
                     }
                     let grads = (&*patch, &*next);
                     scatter_patch_grads(
-                        &self.geometry,
+                        &self.shifts,
                         circuit.channels,
                         (t, run.start),
                         masks,
@@ -408,7 +412,7 @@ impl SoftRollout {
                 let Workspace { acts, grads } = &mut *ws;
                 let acts: &[f32] = match self.memory {
                     ActivationMemory::Recompute => {
-                        gather_patch(&self.geometry, circuit.channels, (tile, 0), state, acts);
+                        gather_patch(&self.shifts, circuit.channels, (tile, 0), state, acts);
                         kernel::forward(&circuit.gates, coefs, circuit.input_rows, acts);
                         acts
                     }

@@ -6,8 +6,8 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use crate::automaton::geometry::{Geometry, NO_LANE};
 use crate::automaton::masks::FireMasks;
+use crate::automaton::patch_shifts::PatchShifts;
 use crate::kernels::soft::TILE;
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
@@ -47,25 +47,34 @@ pub(super) fn prev_and_next<'a>(
 }
 
 /// Fills rows `c*9 + p` of a tile's activations with what each lane sees; `state` is
-/// the window of tiles `first..`.
+/// the window of tiles `first..`. Each position is a few shifted copies of the state's
+/// channel rows ([`PatchShifts`]), each kept where its offset applies: whole-row copies
+/// instead of a table lookup per lane.
 pub(super) fn gather_patch(
-    geometry: &Geometry,
+    shifts: &PatchShifts,
     channels: usize,
     (tile, first): (usize, usize),
     state: &[f32],
     acts: &mut [f32],
 ) {
-    let offset = first * channels * TILE;
+    let tile_len = channels * TILE;
     for c in 0..channels {
         for p in 0..PATCH {
             let out = &mut acts[(c * PATCH + p) * TILE..][..TILE];
-            for (i, v) in out.iter_mut().enumerate() {
-                let n = geometry.neighbors[tile * TILE + i][p];
-                *v = if n == NO_LANE {
-                    0.0
-                } else {
-                    state[state_index(channels, c, n as usize) - offset]
-                };
+            out.fill(0.0);
+            for (offset, lanes) in shifts.shifts(p) {
+                let seen = lanes[tile];
+                for seg in segments(tile, offset) {
+                    // The lanes of this segment that see the offset; their source is in
+                    // the window (a run reads only its own tiles).
+                    let mask = seg.lanes(seen >> seg.dst.start);
+                    if mask == 0 {
+                        continue;
+                    }
+                    let src_tile = seg.src_tile - first;
+                    let src = &state[src_tile * tile_len + c * TILE + seg.src_start..];
+                    select_lanes(&mut out[seg.dst.clone()], src, mask, |o, v| *o = v);
+                }
             }
         }
     }
@@ -118,9 +127,10 @@ pub(super) fn seed_output_grads(
 
 /// Gradient of the state before step `t` on a window of tiles `first..`: what cells
 /// that did not fire pass on from `next_grads`, plus what every reader's patch received,
-/// summed in patch order.
+/// summed in patch order. The readers at a position are the gathering's shifts run
+/// backwards, so each is a whole-row masked add.
 pub(super) fn scatter_patch_grads(
-    geometry: &Geometry,
+    shifts: &PatchShifts,
     channels: usize,
     (t, first): (usize, usize),
     masks: Option<&FireMasks>,
@@ -134,27 +144,89 @@ pub(super) fn scatter_patch_grads(
         .enumerate()
         .for_each(|(i, out)| {
             let tile = first + i;
-            for l in 0..TILE {
-                let lane = tile * TILE + l;
-                let kept = masks.is_some_and(|m| !m.fires(t, lane));
-                for c in 0..channels {
-                    let mut g = if kept {
-                        next_grads[i * tile_len + c * TILE + l]
-                    } else {
-                        0.0
-                    };
-                    for (p, &reader) in geometry.readers[lane].iter().enumerate() {
-                        if reader != NO_LANE {
-                            let r = reader as usize;
-                            g += patch_grads[(r / TILE - first) * patch_len
-                                + (c * PATCH + p) * TILE
-                                + r % TILE];
+            for c in 0..channels {
+                let g = &mut out[c * TILE..][..TILE];
+                let next = &next_grads[i * tile_len + c * TILE..][..TILE];
+                for (l, (g, &next)) in g.iter_mut().zip(next).enumerate() {
+                    let kept = masks.is_some_and(|m| !m.fires(t, tile * TILE + l));
+                    *g = if kept { next } else { 0.0 };
+                }
+                for p in 0..PATCH {
+                    for (offset, lanes) in shifts.shifts(p) {
+                        for seg in segments(tile, -offset) {
+                            // The readers of this segment's lanes that see them from here.
+                            let Some(&read) = lanes.get(seg.src_tile) else {
+                                continue;
+                            };
+                            let mask = seg.lanes(read >> seg.src_start);
+                            if mask == 0 {
+                                continue;
+                            }
+                            let src_tile = seg.src_tile - first;
+                            let src = &patch_grads
+                                [src_tile * patch_len + (c * PATCH + p) * TILE + seg.src_start..];
+                            select_lanes(&mut g[seg.dst.clone()], src, mask, |o, v| *o += v);
                         }
                     }
-                    out[c * TILE + l] = g;
                 }
             }
         });
+}
+
+/// A tile's lanes `dst` whose lane `tile*TILE + i + offset` is lane `src_start + (i -
+/// dst.start)` of tile `src_tile`: a tile shifted by `offset` lanes covers at most two.
+struct Segment {
+    dst: Range<usize>,
+    src_tile: usize,
+    src_start: usize,
+}
+
+impl Segment {
+    /// `bits` (bit 0 for lane `dst.start`) cut to the segment's lanes.
+    fn lanes(&self, bits: u64) -> u64 {
+        bits & (u64::MAX >> (TILE - self.dst.len()))
+    }
+}
+
+/// The (one or two) segments of `tile` shifted by `offset` lanes; none that would start
+/// before lane 0.
+fn segments(tile: usize, offset: isize) -> impl Iterator<Item = Segment> {
+    const _: () = assert!(TILE == 64, "a tile's lanes are one mask word");
+    let start = (tile * TILE) as isize + offset;
+    let (src_tile, rem) = (
+        start.div_euclid(TILE as isize),
+        start.rem_euclid(TILE as isize),
+    );
+    let split = TILE - rem as usize;
+    [
+        (src_tile, rem as usize, 0..split),
+        (src_tile + 1, 0, split..TILE),
+    ]
+    .into_iter()
+    .filter(|(src_tile, _, dst)| *src_tile >= 0 && !dst.is_empty())
+    .map(|(src_tile, src_start, dst)| Segment {
+        dst,
+        src_tile: src_tile as usize,
+        src_start,
+    })
+}
+
+/// `op(out[i], src[i])` for the lanes `i` whose bit is set in `mask`; a plain loop over
+/// the whole row when every bit is, which the compiler vectorizes.
+#[inline(always)]
+fn select_lanes(out: &mut [f32], src: &[f32], mask: u64, op: impl Fn(&mut f32, f32)) {
+    let src = &src[..out.len()];
+    if mask.trailing_ones() as usize >= out.len() {
+        for (o, &v) in out.iter_mut().zip(src) {
+            op(o, v);
+        }
+    } else {
+        for (i, (o, &v)) in out.iter_mut().zip(src).enumerate() {
+            if (mask >> i) & 1 != 0 {
+                op(o, v);
+            }
+        }
+    }
 }
 
 /// Adds every tile's coefficient gradients in tile order, whatever the thread count, so
@@ -164,6 +236,118 @@ pub(super) fn sum_in_tile_order(tile_coef_grads: &[Vec<[f64; 4]>], coef_grads: &
         for (total, g) in coef_grads.iter_mut().zip(tile_grads) {
             for k in 0..4 {
                 total[k] += g[k];
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::automaton::geometry::{Geometry, NO_LANE};
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Geometries with one tile per grid, several, a tile shared by grids, padding lanes
+    /// and periodic wrapping.
+    const CASES: [(usize, usize, usize, bool); 6] = [
+        (2, 16, 16, false),
+        (1, 16, 16, true),
+        (3, 10, 10, false),
+        (2, 5, 7, true),
+        (1, 3, 3, true),
+        (2, 8, 8, false),
+    ];
+
+    fn random(len: usize, rng: &mut ChaCha8Rng) -> Vec<f32> {
+        (0..len).map(|_| rng.random_range(-1.0..1.0)).collect()
+    }
+
+    /// The runs of a geometry, each as (first tile, tiles).
+    fn runs(g: &Geometry) -> Vec<(usize, usize)> {
+        g.tile_runs().iter().map(|r| (r.start, r.len())).collect()
+    }
+
+    /// Every gathered value is the one the neighbour table names, bit for bit.
+    #[test]
+    fn the_gathered_patch_is_what_the_neighbour_table_names() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let channels = 2;
+        for (batch, h, w, periodic) in CASES {
+            let g = Geometry::new(batch, h, w, periodic, TILE);
+            let shifts = PatchShifts::new(&g);
+            let state = random(g.tiles() * channels * TILE, &mut rng);
+            for (first, tiles) in runs(&g) {
+                let window = &state[first * channels * TILE..][..tiles * channels * TILE];
+                for tile in first..first + tiles {
+                    let mut acts = vec![f32::NAN; channels * PATCH * TILE];
+                    gather_patch(&shifts, channels, (tile, first), window, &mut acts);
+                    for c in 0..channels {
+                        for p in 0..PATCH {
+                            for i in 0..TILE {
+                                let n = g.neighbors[tile * TILE + i][p];
+                                let expected = match n {
+                                    NO_LANE => 0.0,
+                                    n => state[state_index(channels, c, n as usize)],
+                                };
+                                let got = acts[(c * PATCH + p) * TILE + i];
+                                assert_eq!(
+                                    got.to_bits(),
+                                    expected.to_bits(),
+                                    "{batch}x{h}x{w} tile {tile} c{c} p{p} lane {i}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every lane's gradient is what its readers' patches received, added in patch order
+    /// after what a cell that did not fire keeps, bit for bit.
+    #[test]
+    fn the_scattered_gradient_sums_what_the_reader_table_names_in_patch_order() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let channels = 2;
+        for (batch, h, w, periodic) in CASES {
+            let g = Geometry::new(batch, h, w, periodic, TILE);
+            let shifts = PatchShifts::new(&g);
+            let patch_len = channels * PATCH * TILE;
+            let tile_len = channels * TILE;
+            let patch = random(g.tiles() * patch_len, &mut rng);
+            let next = random(g.tiles() * tile_len, &mut rng);
+            let fire = FireMasks::draw(2, batch, h * w, 0.6, &mut rng);
+            for masks in [None, Some(&fire)] {
+                for (first, tiles) in runs(&g) {
+                    let mut out = vec![f32::NAN; tiles * tile_len];
+                    let grads = (
+                        &patch[first * patch_len..][..tiles * patch_len],
+                        &next[first * tile_len..][..tiles * tile_len],
+                    );
+                    scatter_patch_grads(&shifts, channels, (1, first), masks, grads, &mut out);
+                    for lane in first * TILE..(first + tiles) * TILE {
+                        let kept = masks.is_some_and(|m| !m.fires(1, lane));
+                        for c in 0..channels {
+                            let at = state_index(channels, c, lane);
+                            let mut expected = if kept { next[at] } else { 0.0 };
+                            for (p, &r) in g.readers[lane].iter().enumerate() {
+                                if r != NO_LANE {
+                                    let r = r as usize;
+                                    expected += patch[(r / TILE) * patch_len
+                                        + (c * PATCH + p) * TILE
+                                        + r % TILE];
+                                }
+                            }
+                            let got = out[at - first * tile_len];
+                            assert_eq!(
+                                got.to_bits(),
+                                expected.to_bits(),
+                                "{batch}x{h}x{w} lane {lane} c{c}"
+                            );
+                        }
+                    }
+                }
             }
         }
     }
