@@ -190,9 +190,11 @@ fn layer(c: &mut Criterion) {
     // Every gate's output is seeded (no gate reads another's), so backward never writes
     // the seeds and the table needs no reset between iterations.
     let mut coef_grads = vec![[0.0f64; 4]; 256];
-    let mut grads = vec![0.0f32; rows * TILE];
-    grads[input_rows * TILE..].iter_mut().for_each(|g| *g = 0.5);
     let plan = soft::BackwardPlan::new(&gates, input_rows, input_rows..rows);
+    let mut grads = vec![0.0f32; plan.gradient_rows() * TILE];
+    for r in input_rows..rows {
+        grads[plan.gradient_slot(r) * TILE..][..TILE].fill(0.5);
+    }
     group.bench_function("backward/256-gates-x64-lanes", |b| {
         b.iter(|| soft::backward(&gates, &plan, &coefs, &acts, &mut grads, &mut coef_grads))
     });

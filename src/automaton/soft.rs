@@ -114,6 +114,11 @@ impl SoftRollout {
             _ => (steps + 1, state_len),
         };
         let workers = rayon::current_num_threads().max(1);
+        let plan = BackwardPlan::new(
+            &circuit.gates,
+            circuit.input_rows,
+            (0..channels).map(|c| circuit.output_row(c)),
+        );
         SoftRollout {
             channels,
             steps,
@@ -128,17 +133,20 @@ impl SoftRollout {
                     })
                 })
                 .collect(),
-            workspace_lens: (rows * TILE, if grad_len > 0 { rows * TILE } else { 0 }),
+            workspace_lens: (
+                rows * TILE,
+                if grad_len > 0 {
+                    plan.gradient_rows() * TILE
+                } else {
+                    0
+                },
+            ),
             patch_grads: vec![0.0; grad_len * PATCH],
             state_grads: vec![0.0; grad_len],
             next_state_grads: vec![0.0; grad_len],
             tile_coef_grads: Vec::new(),
             params,
-            plan: BackwardPlan::new(
-                &circuit.gates,
-                circuit.input_rows,
-                (0..channels).map(|c| circuit.output_row(c)),
-            ),
+            plan,
             runs: geometry.tile_runs(),
             shifts: PatchShifts::new(&geometry),
             geometry,
@@ -419,7 +427,15 @@ impl SoftRollout {
                     ActivationMemory::Store => &self.stored_acts[t * self.geometry.tiles() + tile],
                     ActivationMemory::ForwardOnly => unreachable!("checked by backward"),
                 };
-                seed_output_grads(circuit, (tile, first), t, masks, next_grads, grads);
+                seed_output_grads(
+                    circuit,
+                    &self.plan,
+                    (tile, first),
+                    t,
+                    masks,
+                    next_grads,
+                    grads,
+                );
                 kernel::backward(
                     &circuit.gates,
                     &self.plan,

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::automaton::masks::FireMasks;
 use crate::automaton::patch_shifts::PatchShifts;
-use crate::kernels::soft::TILE;
+use crate::kernels::soft::{BackwardPlan, TILE};
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
 
@@ -63,7 +63,7 @@ pub(super) fn gather_patch(
             let out = &mut acts[(c * PATCH + p) * TILE..][..TILE];
             out.fill(0.0);
             for (offset, lanes) in shifts.shifts(p) {
-                let seen = lanes[tile];
+                let seen = tile_bits(lanes, tile);
                 for seg in segments(tile, offset) {
                     // The lanes of this segment that see the offset; their source is in
                     // the window (a run reads only its own tiles).
@@ -108,6 +108,7 @@ pub(super) fn write_outputs(
 /// no gradient through its gates. `next_grads` is the window of tiles `first..`.
 pub(super) fn seed_output_grads(
     circuit: &Circuit,
+    plan: &BackwardPlan,
     (tile, first): (usize, usize),
     t: usize,
     masks: Option<&FireMasks>,
@@ -116,7 +117,7 @@ pub(super) fn seed_output_grads(
 ) {
     let tile_len = circuit.channels * TILE;
     for c in 0..circuit.channels {
-        let seed = &mut grads[circuit.output_row(c) * TILE..][..TILE];
+        let seed = &mut grads[plan.gradient_slot(circuit.output_row(c)) * TILE..][..TILE];
         let from = &next_grads[(tile - first) * tile_len + c * TILE..][..TILE];
         for i in 0..TILE {
             let fires = masks.is_none_or(|m| m.fires(t, tile * TILE + i));
@@ -155,9 +156,10 @@ pub(super) fn scatter_patch_grads(
                     for (offset, lanes) in shifts.shifts(p) {
                         for seg in segments(tile, -offset) {
                             // The readers of this segment's lanes that see them from here.
-                            let Some(&read) = lanes.get(seg.src_tile) else {
+                            if seg.src_tile * TILE >= lanes.len() * 64 {
                                 continue;
-                            };
+                            }
+                            let read = tile_bits(lanes, seg.src_tile);
                             let mask = seg.lanes(read >> seg.src_start);
                             if mask == 0 {
                                 continue;
@@ -184,14 +186,13 @@ struct Segment {
 impl Segment {
     /// `bits` (bit 0 for lane `dst.start`) cut to the segment's lanes.
     fn lanes(&self, bits: u64) -> u64 {
-        bits & (u64::MAX >> (TILE - self.dst.len()))
+        bits & (u64::MAX >> (64 - self.dst.len()))
     }
 }
 
 /// The (one or two) segments of `tile` shifted by `offset` lanes; none that would start
 /// before lane 0.
 fn segments(tile: usize, offset: isize) -> impl Iterator<Item = Segment> {
-    const _: () = assert!(TILE == 64, "a tile's lanes are one mask word");
     let start = (tile * TILE) as isize + offset;
     let (src_tile, rem) = (
         start.div_euclid(TILE as isize),
@@ -209,6 +210,13 @@ fn segments(tile: usize, offset: isize) -> impl Iterator<Item = Segment> {
         src_tile: src_tile as usize,
         src_start,
     })
+}
+
+/// Tile `tile`'s bits of a lane mask (64 lanes to a word; a tile is a part of one).
+fn tile_bits(lanes: &[u64], tile: usize) -> u64 {
+    const _: () = assert!(64 % TILE == 0, "a tile's lanes are part of one mask word");
+    let word = lanes[tile * TILE / 64] >> (tile * TILE % 64);
+    word & (u64::MAX >> (64 - TILE))
 }
 
 /// `op(out[i], src[i])` for the lanes `i` whose bit is set in `mask`; a plain loop over

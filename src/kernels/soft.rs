@@ -25,12 +25,18 @@ fn row_mut(table: &mut [f32], r: usize) -> &mut Lanes {
 }
 
 /// What backward does with each gate, found once per circuit so that the gradient table
-/// never has to be cleared: the first gradient a row receives is stored, later ones are
-/// added, and gates whose output nothing reads are skipped.
+/// never has to be cleared and stays small: the first gradient a row receives is stored,
+/// later ones are added, gates whose output nothing reads are skipped, and a row's
+/// gradient lives in a *slot* only from its first reader (in backward order) to its own
+/// gate, after which the slot serves another row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BackwardPlan {
     /// Per gate: [`STORE_A`], [`STORE_B`], [`SKIP`].
     flags: Vec<u8>,
+    /// Per row: its gradient's slot (input rows keep their own index).
+    slots: Vec<u32>,
+    /// Slots a gradient table needs.
+    slot_count: usize,
     /// Input rows that no gate reads: their gradient is zero.
     unread_inputs: Vec<usize>,
     /// Rows before the first gate's.
@@ -44,6 +50,22 @@ const STORE_B: u8 = 2;
 /// No gradient reaches the gate's output: backward skips it.
 const SKIP: u8 = 4;
 
+/// Hands out gradient slots above the input rows, reusing the most recently freed first
+/// (it is the likeliest to be in cache).
+struct SlotAllocator {
+    free: Vec<u32>,
+    count: usize,
+}
+
+impl SlotAllocator {
+    fn take(&mut self) -> u32 {
+        self.free.pop().unwrap_or_else(|| {
+            self.count += 1;
+            u32::try_from(self.count - 1).expect("slots fit in u32")
+        })
+    }
+}
+
 impl BackwardPlan {
     /// The plan for `gates` whose gradient enters through the rows `seeded` (the
     /// circuit's outputs); `input_rows` rows precede the first gate's.
@@ -52,28 +74,56 @@ impl BackwardPlan {
         input_rows: usize,
         seeded: impl IntoIterator<Item = usize>,
     ) -> Self {
+        const NONE: u32 = u32::MAX;
         let mut touched = vec![false; input_rows + gates.len()];
+        let mut slots: Vec<u32> = (0..input_rows as u32).collect();
+        slots.resize(input_rows + gates.len(), NONE);
+        let mut alloc = SlotAllocator {
+            free: Vec::new(),
+            count: input_rows,
+        };
         for r in seeded {
-            touched[r] = true;
+            if !std::mem::replace(&mut touched[r], true) && r >= input_rows {
+                slots[r] = alloc.take();
+            }
         }
         let mut flags = vec![0; gates.len()];
         for (i, gate) in gates.iter().enumerate().rev() {
-            if !touched[input_rows + i] {
+            let row = input_rows + i;
+            if !touched[row] {
                 flags[i] = SKIP;
                 continue;
             }
-            for (input, store) in [(gate.a, STORE_A), (gate.b, STORE_B)] {
-                if !std::mem::replace(&mut touched[input as usize], true) {
+            for (input, store) in [(gate.a as usize, STORE_A), (gate.b as usize, STORE_B)] {
+                if !std::mem::replace(&mut touched[input], true) {
                     flags[i] |= store;
+                    if input >= input_rows {
+                        slots[input] = alloc.take();
+                    }
                 }
             }
+            // Free only now, so that the gate's own slot differs from its inputs'.
+            alloc.free.push(slots[row]);
         }
         let unread_inputs = (0..input_rows).filter(|&r| !touched[r]).collect();
         BackwardPlan {
             flags,
+            slots,
+            slot_count: alloc.count,
             unread_inputs,
             input_rows,
         }
+    }
+
+    /// Rows a gradient table for this plan needs (the slots).
+    pub fn gradient_rows(&self) -> usize {
+        self.slot_count
+    }
+
+    /// Where row `row`'s gradient lives in the gradient table: its own index for an input
+    /// row, a shared slot for a gate's (valid from its first reader to its gate).
+    pub fn gradient_slot(&self, row: usize) -> usize {
+        self.slots[row] as usize
     }
 }
 
@@ -130,24 +180,31 @@ pub(super) fn backward_with<K: GateBackward>(
     coef_grads: &mut [[f64; 4]],
 ) {
     let input_rows = plan.input_rows;
+    let (slots, _) = grads.as_chunks_mut::<TILE>();
     for (i, (gate, &flags)) in gates.iter().zip(&plan.flags).enumerate().rev() {
         if flags & SKIP != 0 {
             continue;
         }
-        let (in_grads, rest) = grads.split_at_mut((input_rows + i) * TILE);
-        let g = row(rest, 0);
         let (ra, rb) = (gate.a as usize, gate.b as usize);
         let (a, b) = (row(acts, ra), row(acts, rb));
-        let rows = if ra == rb {
+        let (sg, sa, sb) = (
+            plan.gradient_slot(input_rows + i),
+            plan.gradient_slot(ra),
+            plan.gradient_slot(rb),
+        );
+        let (g, rows) = if ra == rb {
             debug_assert_eq!(
                 flags & STORE_B,
                 0,
                 "the plan stores a shared row's first only"
             );
-            InputRows::Shared(row_mut(in_grads, ra))
+            // SAFETY: the plan gives a gate's output a slot apart from its inputs'.
+            let [g, ga] = unsafe { slots.get_disjoint_unchecked_mut([sg, sa]) };
+            (&*g, InputRows::Shared(ga))
         } else {
-            let (ga, gb) = two_rows_mut(in_grads, ra, rb);
-            InputRows::Apart(ga, gb)
+            // SAFETY: as above, and two different live rows never share a slot.
+            let [g, ga, gb] = unsafe { slots.get_disjoint_unchecked_mut([sg, sa, sb]) };
+            (&*g, InputRows::Apart(ga, gb))
         };
         let store = (flags & STORE_A != 0, flags & STORE_B != 0);
         let sums = K::gate(&coefs[gate.param as usize], a, b, g, rows, store);
@@ -239,17 +296,6 @@ impl<const STORE: bool> InputGrads for OneRow<'_, STORE> {
     fn put(&mut self, l: usize, da: f32, db: f32) {
         let first = if STORE { da } else { self.0[l] + da };
         self.0[l] = first + db;
-    }
-}
-
-/// Rows `ra` and `rb` (`ra != rb`) of a table, both writable.
-fn two_rows_mut(table: &mut [f32], ra: usize, rb: usize) -> (&mut Lanes, &mut Lanes) {
-    let (low, high) = table.split_at_mut(ra.max(rb) * TILE);
-    let (first, second) = (row_mut(low, ra.min(rb)), row_mut(high, 0));
-    if ra < rb {
-        (first, second)
-    } else {
-        (second, first)
     }
 }
 
@@ -373,9 +419,14 @@ mod tests {
             }
         }
         let mut slow_coefs = vec![[0.0; 4]; 12];
-        let mut fast_grads_in = vec![f32::NAN; acts.len()];
+        assert!(
+            plan.gradient_rows() < input_rows + gates.len(),
+            "gate rows share gradient slots"
+        );
+        let mut fast_grads_in = vec![f32::NAN; plan.gradient_rows() * TILE];
         for &r in &outputs {
-            fast_grads_in[r * TILE..][..TILE].copy_from_slice(&slow_grads[r * TILE..][..TILE]);
+            fast_grads_in[plan.gradient_slot(r) * TILE..][..TILE]
+                .copy_from_slice(&slow_grads[r * TILE..][..TILE]);
         }
         backward_reference(
             &gates,

@@ -67,6 +67,22 @@ fn product(factors: &[usize]) -> Option<u64> {
         .try_fold(1u64, |acc, &f| acc.checked_mul(u64::try_from(f).ok()?))
 }
 
+/// At most how many gradient rows a tile's backward needs
+/// ([`BackwardPlan::gradient_rows`](crate::kernels::soft::BackwardPlan::gradient_rows)):
+/// a row's gradient lives from its first reader to its own gate, so the patch rows and two
+/// consecutive layers' rows are live at once, the first update layer with every
+/// perception output (the rows it reads), and a perception block with the other blocks'
+/// outputs.
+fn gradient_rows_bound(config: &ModelConfig) -> u64 {
+    let pairs = |widths: &[usize]| widths.windows(2).map(|w| w[0] + w[1]).max().unwrap_or(0);
+    let perception_outputs = config.update_inputs() - config.channels;
+    let first_update = config.update_layers.first().copied().unwrap_or(0);
+    let live = pairs(&config.update_layers)
+        .max(first_update + perception_outputs)
+        .max(perception_outputs + pairs(&config.perception_layers));
+    (config.channels * PATCH + live) as u64
+}
+
 /// Bytes an objective of `config` at `size` allocates with its initial and target grids,
 /// within a few percent (checked against a counting allocator in `tests/memory.rs`);
 /// none when the sizes overflow. `config` must be valid (its sizes bounded).
@@ -88,8 +104,12 @@ pub fn objective_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> 
         ActivationMemory::Store => f32s(steps.checked_mul(soft_lanes)?.checked_mul(rows)?)?,
         ActivationMemory::Recompute | ActivationMemory::ForwardOnly => 0,
     };
-    let tables_per_worker = if forward_only { 1 } else { 2 };
-    let workspaces = f32s(workers * tables_per_worker * rows * TILE as u64)?;
+    let grad_rows = if forward_only {
+        0
+    } else {
+        gradient_rows_bound(config)
+    };
+    let workspaces = f32s(workers * (rows + grad_rows) * TILE as u64)?;
     let state_grads = match forward_only {
         true => 0,
         false => f32s(soft_lanes.checked_mul(c * (PATCH as u64 + 2))?)?,
