@@ -1,11 +1,14 @@
-//! Gathering a cell's 3x3 neighbourhood on bit-packed lanes by whole-word shifts.
+//! Gathering a cell's 3x3 neighbourhood by shifts: on bit-packed lanes by whole-word
+//! shifts, on float rows by shifted copies.
 //!
 //! Lane `l` sees lane `l + d` at a patch position, where the offset `d` takes one value for
 //! cells away from the border and at most three others where a periodic grid wraps (a row,
 //! a column, or both). So the patch row of a position is a few copies of the state shifted
 //! by whole offsets, each kept where its offset applies (a mask per offset): a handful of
 //! word operations per 64 lanes instead of 64 table lookups. Cells with no neighbour there
-//! (outside a zero-padded grid) belong to no mask and read 0.
+//! (outside a zero-padded grid) belong to no mask and read 0. The soft rollout gathers its
+//! float rows by the same shifts ([`PatchShifts::shifts`]), a tile's lanes being part of
+//! one mask word.
 
 use crate::kernels::simd::multiversioned;
 
