@@ -8,7 +8,7 @@ use crate::automaton::masks::FireMasks;
 use crate::error::DamageError;
 use crate::kernels::hard::TruthMasks;
 use crate::kernels::parameters::hard_truth;
-use crate::model::circuit::Circuit;
+use crate::model::circuit::{Circuit, GateOrder};
 use crate::model::network::Model;
 
 /// A block of cells zeroed (all channels) after each step in `first_step..=last_step`,
@@ -184,7 +184,7 @@ struct HardRun {
 impl HardRun {
     /// The run and its first frame: `init`, damaged when the damage applies at step 0.
     fn new(model: &Model, init: &Grids, damage: Option<&Damage>) -> (Self, Grids) {
-        let circuit = Circuit::compile(model);
+        let circuit = Circuit::compile_in(model, GateOrder::SharedInputs);
         let truth = hard_truth(model.config.parametrization, &model.logits);
         let (batch, height, width) = (init.batch, init.height, init.width);
         let periodic = model.config.periodic;

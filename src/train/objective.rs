@@ -9,7 +9,7 @@ use crate::automaton::masks::FireMasks;
 use crate::automaton::soft::{ActivationMemory, SoftRollout};
 use crate::kernels::parameters::{hard_truth, Forward, SoftParams};
 use crate::kernels::soft::TILE;
-use crate::model::circuit::Circuit;
+use crate::model::circuit::{Circuit, GateOrder};
 use crate::model::gates::NUM_OPS;
 use crate::model::network::Model;
 use crate::tasks;
@@ -91,7 +91,7 @@ impl Objective {
         memory: ActivationMemory,
     ) -> Self {
         let periodic = model.config.periodic;
-        let circuit = Circuit::compile(model);
+        let circuit = Circuit::compile_in(model, GateOrder::SharedInputs);
         let geometry = Geometry::new(batch, height, width, periodic, TILE);
         let gates = model.gate_count();
         let soft = SoftRollout::new(geometry, &circuit, steps, gates, memory);
