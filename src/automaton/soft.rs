@@ -6,7 +6,7 @@
 //! is the same for any number of threads.
 
 use std::ops::Range;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use rayon::prelude::*;
 
@@ -64,8 +64,10 @@ pub struct SoftRollout {
     plan: BackwardPlan,
     /// Runs of tiles that read only each other ([`Geometry::tile_runs`]).
     runs: Vec<Range<usize>>,
-    /// How a tile's patch is gathered from the state (and its gradient scattered back).
-    shifts: PatchShifts,
+    /// How a tile's patch is gathered from the state (and its gradient scattered back),
+    /// made by the first step: a rollout that never runs (an evaluation of the hard
+    /// circuit only) does not pay for it.
+    shifts: OnceLock<PatchShifts>,
 }
 
 /// Scratch activations and gradients of one tile (`rows x TILE` each), allocated when a
@@ -148,7 +150,7 @@ impl SoftRollout {
             params,
             plan,
             runs: geometry.tile_runs(),
-            shifts: PatchShifts::new(&geometry),
+            shifts: OnceLock::new(),
             geometry,
         }
     }
@@ -163,6 +165,10 @@ impl SoftRollout {
         let (acts, grads) = self.workspace_lens;
         workspace.sized(acts, grads);
         workspace
+    }
+
+    fn shifts(&self) -> &PatchShifts {
+        self.shifts.get_or_init(|| PatchShifts::new(&self.geometry))
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -305,7 +311,7 @@ impl SoftRollout {
     ) {
         let work = |i: usize, next_tile: &mut [f32], acts: &mut [f32]| {
             let tile = (first + i, first);
-            gather_patch(&self.shifts, circuit.channels, tile, prev, acts);
+            gather_patch(self.shifts(), circuit.channels, tile, prev, acts);
             kernel::forward(&circuit.gates, coefs, circuit.input_rows, acts);
             write_outputs(circuit, tile, t, acts, prev, next_tile, masks);
         };
@@ -371,7 +377,7 @@ impl SoftRollout {
                     }
                     let grads = (&*patch, &*next);
                     scatter_patch_grads(
-                        &self.shifts,
+                        self.shifts(),
                         circuit.channels,
                         (t, run.start),
                         masks,
@@ -420,7 +426,7 @@ impl SoftRollout {
                 let Workspace { acts, grads } = &mut *ws;
                 let acts: &[f32] = match self.memory {
                     ActivationMemory::Recompute => {
-                        gather_patch(&self.shifts, circuit.channels, (tile, 0), state, acts);
+                        gather_patch(self.shifts(), circuit.channels, (tile, 0), state, acts);
                         kernel::forward(&circuit.gates, coefs, circuit.input_rows, acts);
                         acts
                     }

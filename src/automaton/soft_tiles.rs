@@ -219,20 +219,30 @@ fn tile_bits(lanes: &[u64], tile: usize) -> u64 {
     word & (u64::MAX >> (64 - TILE))
 }
 
-/// `op(out[i], src[i])` for the lanes `i` whose bit is set in `mask`; a plain loop over
-/// the whole row when every bit is, which the compiler vectorizes.
+/// `op(out[i], src[i])` for the lanes `i` whose bit is set in `mask` (no bit beyond
+/// `out`): a plain loop the compiler vectorizes when every bit is set, a blend when most
+/// are, and one lane per set bit when few are (small periodic grids, whose wrapping
+/// splits a position among several shifts).
 #[inline(always)]
 fn select_lanes(out: &mut [f32], src: &[f32], mask: u64, op: impl Fn(&mut f32, f32)) {
     let src = &src[..out.len()];
-    if mask.trailing_ones() as usize >= out.len() {
+    let set = mask.count_ones() as usize;
+    if set == out.len() {
         for (o, &v) in out.iter_mut().zip(src) {
             op(o, v);
         }
-    } else {
+    } else if 2 * set >= out.len() {
         for (i, (o, &v)) in out.iter_mut().zip(src).enumerate() {
-            if (mask >> i) & 1 != 0 {
-                op(o, v);
-            }
+            let mut new = *o;
+            op(&mut new, v);
+            *o = if (mask >> i) & 1 != 0 { new } else { *o };
+        }
+    } else {
+        let mut bits = mask;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            op(&mut out[i], src[i]);
+            bits &= bits - 1;
         }
     }
 }

@@ -151,10 +151,11 @@ fn push_layer(
 /// same sum in either order (addition commutes), three or more may not, so the readers
 /// of a row read more than twice keep their order among themselves.
 pub fn shared_input_order(reads: &[(u32, u32)]) -> Vec<usize> {
-    let mut readers: std::collections::HashMap<u32, Vec<usize>> = Default::default();
+    let rows = reads.iter().map(|&(a, b)| a.max(b) as usize + 1).max();
+    let mut readers = vec![Vec::new(); rows.unwrap_or(0)];
     for (g, &(a, b)) in reads.iter().enumerate() {
-        readers.entry(a).or_default().push(g);
-        readers.entry(b).or_default().push(g);
+        readers[a as usize].push(g);
+        readers[b as usize].push(g);
     }
     // A gate may go once every earlier reader of each of its rows read more than twice
     // has gone.
@@ -162,7 +163,7 @@ pub fn shared_input_order(reads: &[(u32, u32)]) -> Vec<usize> {
     let ready = |g: usize, done: &[bool]| {
         let (a, b) = reads[g];
         [a, b].iter().all(|row| {
-            let r = &readers[row];
+            let r = &readers[*row as usize];
             r.len() <= 2 || r.iter().take_while(|&&o| o != g).all(|&o| done[o])
         })
     };
@@ -177,7 +178,7 @@ pub fn shared_input_order(reads: &[(u32, u32)]) -> Vec<usize> {
             let (a, b) = reads[g];
             next = [b, a]
                 .iter()
-                .flat_map(|row| &readers[row])
+                .flat_map(|&row| &readers[row as usize])
                 .copied()
                 .find(|&other| !done[other] && ready(other, &done));
         }
