@@ -38,3 +38,45 @@ pub trait GateBackward {
         store: (bool, bool),
     ) -> [f32; 4];
 }
+
+/// Implements [`GateBackward`] for `$kernel` with an intrinsics function
+/// `$lanes::<STORE_A, STORE_B>(c, a, b, g, ga, gb)` that takes the gradient rows as
+/// pointers (equal for a shared row, which then takes `a`'s gradient first and adds
+/// `b`'s) and must be called only where the CPU has its features.
+#[cfg(target_arch = "x86_64")]
+macro_rules! gate_backward_by_pointers {
+    ($kernel:ty, $lanes:ident, $level:literal) => {
+        impl GateBackward for $kernel {
+            #[inline(always)]
+            fn gate(
+                c: &[f32; 4],
+                a: &Lanes,
+                b: &Lanes,
+                g: &Lanes,
+                rows: InputRows<'_>,
+                store: (bool, bool),
+            ) -> [f32; 4] {
+                let (ga, gb) = match rows {
+                    InputRows::Apart(ga, gb) => (ga.as_mut_ptr(), gb.as_mut_ptr()),
+                    InputRows::Shared(row) => {
+                        let p = row.as_mut_ptr();
+                        (p, p)
+                    }
+                };
+                // SAFETY: this runs only inside `multiversioned!`'s wrapper for this
+                // level ($level), which checked the CPU; `ga` and `gb` point to rows of
+                // TILE floats that nothing else reads or writes meanwhile.
+                unsafe {
+                    match store {
+                        (true, true) => $lanes::<true, true>(c, a, b, g, ga, gb),
+                        (true, false) => $lanes::<true, false>(c, a, b, g, ga, gb),
+                        (false, true) => $lanes::<false, true>(c, a, b, g, ga, gb),
+                        (false, false) => $lanes::<false, false>(c, a, b, g, ga, gb),
+                    }
+                }
+            }
+        }
+    };
+}
+#[cfg(target_arch = "x86_64")]
+pub(super) use gate_backward_by_pointers;

@@ -10,7 +10,7 @@ use std::arch::x86_64::{
     _mm_add_ps, _mm_movehl_ps, _mm_movelh_ps, _mm_storeu_ps, _mm_unpackhi_ps, _mm_unpacklo_ps,
 };
 
-use super::lanes::{GateBackward, InputRows, Lanes, PARTIALS, TILE};
+use super::lanes::{gate_backward_by_pointers, GateBackward, InputRows, Lanes, PARTIALS, TILE};
 
 /// The AVX2 gate kernel of [`super::soft::backward`].
 pub struct Avx2;
@@ -18,38 +18,7 @@ pub struct Avx2;
 /// f32 lanes per AVX2 register.
 const WIDTH: usize = 8;
 
-impl GateBackward for Avx2 {
-    #[inline(always)]
-    fn gate(
-        c: &[f32; 4],
-        a: &Lanes,
-        b: &Lanes,
-        g: &Lanes,
-        rows: InputRows<'_>,
-        store: (bool, bool),
-    ) -> [f32; 4] {
-        // A shared row takes `a`'s gradient first, then adds `b`'s (`store.1` is false
-        // for it): the same pointer twice gives exactly that.
-        let (ga, gb) = match rows {
-            InputRows::Apart(ga, gb) => (ga.as_mut_ptr(), gb.as_mut_ptr()),
-            InputRows::Shared(row) => {
-                let p = row.as_mut_ptr();
-                (p, p)
-            }
-        };
-        // SAFETY: this runs only inside `multiversioned!`'s AVX2 (or wider) wrapper,
-        // which checked the CPU; `ga` and `gb` point to rows of TILE floats that nothing
-        // else reads or writes meanwhile (`a`, `b`, `g` are other rows or another table).
-        unsafe {
-            match store {
-                (true, true) => lanes::<true, true>(c, a, b, g, ga, gb),
-                (true, false) => lanes::<true, false>(c, a, b, g, ga, gb),
-                (false, true) => lanes::<false, true>(c, a, b, g, ga, gb),
-                (false, false) => lanes::<false, false>(c, a, b, g, ga, gb),
-            }
-        }
-    }
-}
+gate_backward_by_pointers!(Avx2, lanes, "AVX2");
 
 /// One gate over the tile, eight lanes a step; `STORE_*` store rather than add.
 ///

@@ -11,7 +11,7 @@ use std::arch::x86_64::{
     _mm512_setzero_ps, _mm512_storeu_ps,
 };
 
-use super::lanes::{GateBackward, InputRows, Lanes, PARTIALS, TILE};
+use super::lanes::{gate_backward_by_pointers, GateBackward, InputRows, Lanes, PARTIALS, TILE};
 use super::soft_avx2::tree_sum;
 
 /// The AVX-512 gate kernel of [`super::soft::backward`].
@@ -21,37 +21,7 @@ pub struct Avx512;
 const WIDTH: usize = 16;
 const _: () = assert!(WIDTH == PARTIALS);
 
-impl GateBackward for Avx512 {
-    #[inline(always)]
-    fn gate(
-        c: &[f32; 4],
-        a: &Lanes,
-        b: &Lanes,
-        g: &Lanes,
-        rows: InputRows<'_>,
-        store: (bool, bool),
-    ) -> [f32; 4] {
-        // A shared row takes `a`'s gradient first, then adds `b`'s, as in the AVX2 kernel.
-        let (ga, gb) = match rows {
-            InputRows::Apart(ga, gb) => (ga.as_mut_ptr(), gb.as_mut_ptr()),
-            InputRows::Shared(row) => {
-                let p = row.as_mut_ptr();
-                (p, p)
-            }
-        };
-        // SAFETY: this runs only inside `multiversioned!`'s AVX-512 wrapper, which checked
-        // the CPU; `ga` and `gb` point to rows of TILE floats that nothing else reads or
-        // writes meanwhile.
-        unsafe {
-            match store {
-                (true, true) => lanes::<true, true>(c, a, b, g, ga, gb),
-                (true, false) => lanes::<true, false>(c, a, b, g, ga, gb),
-                (false, true) => lanes::<false, true>(c, a, b, g, ga, gb),
-                (false, false) => lanes::<false, false>(c, a, b, g, ga, gb),
-            }
-        }
-    }
-}
+gate_backward_by_pointers!(Avx512, lanes, "AVX-512");
 
 /// One gate over the tile, sixteen lanes a step; `STORE_*` store rather than add.
 ///
