@@ -88,6 +88,7 @@ fn a_resumed_run_equals_one_never_stopped() {
                 "{task:?} stopped after {stop_after}"
             );
             assert_eq!(rest.model.logits, whole.model.logits);
+            assert_eq!(rest.best(), whole.best(), "the best model survives a stop");
         }
     }
 }

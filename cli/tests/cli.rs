@@ -158,6 +158,37 @@ fn small_checkerboard_reaches_full_hard_accuracy() {
     assert!(last.ends_with(",0.0,1.0"), "final epoch is perfect: {last}");
 }
 
+/// `--keep best` (the default) saves the parameters its best epoch scored, `--keep last`
+/// those after the last step; both runs log the same epochs.
+#[test]
+fn keep_chooses_the_best_or_the_last_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    let train = |keep: &str| {
+        let model = dir.path().join(format!("{keep}/model.json"));
+        let out = logicars()
+            .args(["train", "checkerboard", "--small", "--epochs", "60"])
+            .args(["--no-artefacts", "--keep", keep, "--save"])
+            .arg(&model)
+            .assert()
+            .success();
+        let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        let log = std::fs::read_to_string(model.with_file_name("metrics.csv")).unwrap();
+        (stdout, log, std::fs::read(&model).unwrap())
+    };
+    let (best_out, best_log, best_model) = train("best");
+    let (last_out, last_log, last_model) = train("last");
+    assert_eq!(
+        best_log, last_log,
+        "keeping a model does not change training"
+    );
+    assert!(
+        best_out.contains("kept:         the parameters epoch"),
+        "{best_out}"
+    );
+    assert!(!last_out.contains("kept:"), "{last_out}");
+    assert_ne!(best_model, last_model);
+}
+
 #[test]
 fn eval_of_a_saved_model_matches_its_training_log() {
     let dir = tempfile::tempdir().unwrap();
@@ -292,7 +323,7 @@ fn eval_rejects_grids_with_the_wrong_channels() {
 }
 
 #[test]
-fn a_diverging_run_stops_and_keeps_the_last_good_model() {
+fn a_diverging_run_stops_and_keeps_its_best_model() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m.json");
     let out = logicars()
@@ -311,7 +342,7 @@ fn a_diverging_run_stops_and_keeps_the_last_good_model() {
         .failure();
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(stderr.contains("made logits non-finite"), "{stderr}");
-    assert!(stderr.contains("last good model is saved"), "{stderr}");
+    assert!(stderr.contains("best model so far is saved"), "{stderr}");
     logicars()
         .args(["eval", "--model"])
         .arg(&model)

@@ -1,5 +1,6 @@
 //! Training: the objective (rollouts, loss, gradient), the optimizer, and the epoch loop.
 
+pub mod best;
 pub mod loss;
 pub mod memory;
 pub mod objective;
@@ -7,6 +8,7 @@ pub mod optimizer;
 pub mod state;
 pub mod trainer;
 
+pub use best::{BestModel, Keep};
 pub use objective::{
     evaluate, loss_and_gradient, loss_and_gradient_over, Evaluation, Gradient, Metrics, Objective,
     Rollout, SoftLoss,

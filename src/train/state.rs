@@ -4,6 +4,7 @@
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::train::best::BestModel;
 use crate::train::optimizer::AdamWState;
 
 /// The trainer's state after `epochs_done` epochs.
@@ -16,6 +17,9 @@ pub struct TrainerState {
     pub data_rng: RngState,
     /// Draws the gate noise.
     pub noise_rng: RngState,
+    /// The best model so far (none in checkpoints written before it was kept).
+    #[serde(default)]
+    pub best: Option<BestModel>,
 }
 
 /// A ChaCha8 generator's position: its seed, stream and the words it has given.

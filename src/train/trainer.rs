@@ -15,6 +15,7 @@ use crate::model::gates::NUM_OPS;
 use crate::model::network::Model;
 use crate::model::parametrization::Parametrization;
 use crate::tasks;
+use crate::train::best::{BestModel, Keep};
 use crate::train::objective::{Gradient, Metrics, Objective, SoftLoss};
 use crate::train::optimizer::{AdamW, AdamWConfig};
 use crate::train::state::{RngState, TrainerState};
@@ -111,6 +112,8 @@ pub struct Trainer {
     previous_logits: Vec<[f32; NUM_OPS]>,
     /// The last epoch that completed.
     epochs_done: usize,
+    /// The parameters that scored best so far.
+    best: Option<BestModel>,
 }
 
 impl Trainer {
@@ -158,6 +161,7 @@ impl Trainer {
             curriculum,
             given_batches: None,
             epochs_done: 0,
+            best: None,
             model,
         }
     }
@@ -179,6 +183,7 @@ impl Trainer {
         trainer.data_rng = state.data_rng.to_rng();
         trainer.noise_rng = state.noise_rng.to_rng();
         trainer.epochs_done = state.epochs_done;
+        trainer.best = state.best;
         Ok(trainer)
     }
 
@@ -189,6 +194,24 @@ impl Trainer {
             optimizer: self.optimizer.state().clone(),
             data_rng: RngState::of(&self.data_rng),
             noise_rng: RngState::of(&self.noise_rng),
+            best: self.best.clone(),
+        }
+    }
+
+    /// The parameters whose hard circuit did best on its training batch so far, and the
+    /// epoch that scored them (none before the first epoch).
+    pub fn best(&self) -> Option<&BestModel> {
+        self.best.as_ref()
+    }
+
+    /// The model to keep at the end of a run: the best so far, or the last.
+    pub fn kept_model(&self, keep: Keep) -> Model {
+        match (keep, &self.best) {
+            (Keep::Best, Some(best)) => Model {
+                logits: best.logits.clone(),
+                ..self.model.clone()
+            },
+            _ => self.model.clone(),
         }
     }
 
@@ -317,6 +340,13 @@ impl Trainer {
             return Err(TrainError::NonFinite { epoch, loss });
         }
         self.step(epoch, small)?;
+        // The step kept the parameters that this epoch scored in `previous_logits`.
+        BestModel::offer(
+            &mut self.best,
+            epoch,
+            metrics.hard_loss,
+            &self.previous_logits,
+        );
         self.epochs_done = epoch;
         Ok(EpochMetrics { epoch, metrics })
     }

@@ -3,13 +3,14 @@
 use anyhow::Result;
 use logicars::io::checkpoint_file::{self, Checkpoint, RunOutputs};
 use logicars::io::model_file;
-use logicars::train::{EpochMetrics, Trainer};
+use logicars::train::{EpochMetrics, Keep, Trainer};
 
-/// Writes the checkpoint, then the model, each whole or not at all.
+/// Writes the checkpoint, then the model to keep so far, each whole or not at all.
 pub fn save_checkpoint(
     trainer: &Trainer,
     history: &[EpochMetrics],
     outputs: &RunOutputs,
+    keep: Keep,
 ) -> Result<()> {
     let checkpoint = Checkpoint {
         model: trainer.model.clone(),
@@ -19,6 +20,7 @@ pub fn save_checkpoint(
         outputs: outputs.clone(),
     };
     checkpoint_file::save(&checkpoint, &checkpoint_file::path_beside(&outputs.model))?;
-    model_file::save_trained(&trainer.model, Some(trainer.settings()), &outputs.model)?;
+    let model = trainer.kept_model(keep);
+    model_file::save_trained(&model, Some(trainer.settings()), &outputs.model)?;
     Ok(())
 }

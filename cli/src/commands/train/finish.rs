@@ -8,7 +8,7 @@ use logicars::io::atomic::write_atomically;
 use logicars::io::checkpoint_file::{self, RunOutputs};
 use logicars::io::model_file;
 use logicars::model::network::Model;
-use logicars::train::{EpochMetrics, TrainError, TrainSummary, Trainer};
+use logicars::train::{EpochMetrics, Keep, TrainError, TrainSummary, Trainer};
 use logicars::views::plot;
 
 use super::checkpoint::save_checkpoint;
@@ -20,6 +20,8 @@ pub struct End<'a> {
     pub trainer: &'a Trainer,
     pub outputs: &'a RunOutputs,
     pub history: &'a [EpochMetrics],
+    /// Which parameters the run saves.
+    pub keep: Keep,
 }
 
 impl End<'_> {
@@ -28,12 +30,13 @@ impl End<'_> {
         self.save_model_and_artefacts()?;
         self.remove_checkpoint()?;
         print_summary(&TrainSummary::of(self.history), wall_s, ran, self.outputs);
+        self.print_kept();
         Ok(())
     }
 
     /// A signal stopped the run after an epoch: write where it is, say how to go on.
     pub fn interrupted(&self, code: u8) -> Result<()> {
-        save_checkpoint(self.trainer, self.history, self.outputs)?;
+        save_checkpoint(self.trainer, self.history, self.outputs, self.keep)?;
         let done = self.trainer.epochs_done();
         let epochs = self.trainer.settings().epochs;
         let run = self.outputs.model.parent().unwrap_or(Path::new("."));
@@ -51,20 +54,32 @@ impl End<'_> {
     pub fn diverged(&self, e: &TrainError) -> Result<()> {
         self.save_model_and_artefacts()?;
         self.remove_checkpoint()?;
-        bail!(
-            "{e}; the last good model is saved in {}",
-            self.outputs.model.display()
-        );
+        let which = match self.keep {
+            Keep::Best => "the best model so far",
+            Keep::Last => "the last good model",
+        };
+        bail!("{e}; {which} is saved in {}", self.outputs.model.display());
     }
 
     fn save_model_and_artefacts(&self) -> Result<()> {
-        let (model, settings) = (&self.trainer.model, self.trainer.settings());
-        model_file::save_trained(model, Some(settings), &self.outputs.model)?;
+        let model = self.trainer.kept_model(self.keep);
+        let settings = self.trainer.settings();
+        model_file::save_trained(&model, Some(settings), &self.outputs.model)?;
         if let Some(dir) = &self.outputs.artefacts {
             let title = format!("{} (seed {})", model.config.task.name(), settings.seed);
-            write_artefacts(model, self.history, &title, settings.seed, dir)?;
+            write_artefacts(&model, self.history, &title, settings.seed, dir)?;
         }
         Ok(())
+    }
+
+    /// Says which epoch's parameters were saved under `--keep best`.
+    fn print_kept(&self) {
+        if let (Keep::Best, Some(best)) = (self.keep, self.trainer.best()) {
+            println!(
+                "kept:         the parameters epoch {} scored (hard loss {:.0} on its batch)",
+                best.epoch, best.hard_loss
+            );
+        }
     }
 
     /// A finished run keeps no checkpoint, which would only be stale.

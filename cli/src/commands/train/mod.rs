@@ -9,10 +9,11 @@ mod stop;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use logicars::model::parametrization::Parametrization;
 use logicars::model::recipe::RecipeName;
 use logicars::model::task::TaskKind;
+use logicars::train::Keep;
 
 use super::{parametrization_parser, recipe_parser, task_parser, thread_pool};
 use configure::{non_negative, positive, share_of_gates, share_of_run};
@@ -63,14 +64,19 @@ pub struct TrainArgs {
     #[arg(value_parser = task_parser(), required_unless_present = "resume")]
     pub task: Option<TaskKind>,
     /// Continue a stopped run: its folder (holding model.checkpoint.json) or the
-    /// checkpoint file. The run's own settings apply; only --threads and
-    /// --checkpoint-every may be given with it.
+    /// checkpoint file. The run's own settings apply; only --threads,
+    /// --checkpoint-every and --keep may be given with it.
     #[arg(long, value_name = "RUN", conflicts_with_all = RUN_FLAGS)]
     pub resume: Option<PathBuf>,
     /// How often to write a checkpoint (and the model) during training: every N epochs,
     /// every N seconds (`30s`), or `off`. SIGINT and SIGTERM always write one.
     #[arg(long, value_name = "EVERY", default_value = "30s")]
     pub checkpoint_every: CheckpointEvery,
+    /// Which parameters the run saves: `best`, those whose hard circuit got the fewest
+    /// bits of its training batch wrong (of equals the latest), or `last`. A run can
+    /// reach a perfect circuit and drift away from it later.
+    #[arg(long, value_enum, default_value_t = KeepModel::Best)]
+    pub keep: KeepModel,
     /// A reduced model for quick runs (the "small" rows below).
     #[arg(long)]
     pub small: bool,
@@ -195,6 +201,22 @@ pub struct TrainArgs {
     pub batches: Option<PathBuf>,
 }
 
+/// The `--keep` choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KeepModel {
+    Best,
+    Last,
+}
+
+impl From<KeepModel> for Keep {
+    fn from(keep: KeepModel) -> Self {
+        match keep {
+            KeepModel::Best => Keep::Best,
+            KeepModel::Last => Keep::Last,
+        }
+    }
+}
+
 pub fn run(args: TrainArgs) -> Result<()> {
     let pool = thread_pool(args.threads)?;
     let threads = pool.current_num_threads();
@@ -203,6 +225,6 @@ pub fn run(args: TrainArgs) -> Result<()> {
             Some(run) => Session::resume(run)?,
             None => Session::start(&args)?,
         };
-        session.train(args.checkpoint_every, threads)
+        session.train(args.checkpoint_every, threads, args.keep.into())
     })
 }

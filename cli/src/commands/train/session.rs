@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use logicars::io::atomic::remove_leftovers;
 use logicars::io::checkpoint_file::{self, Checkpoint, RunOutputs};
 use logicars::io::{batch_file, model_file};
-use logicars::train::{self, EpochMetrics, Trainer};
+use logicars::train::{self, EpochMetrics, Keep, Trainer};
 
 use super::checkpoint::save_checkpoint;
 use super::configure::{check_run_outputs, configure, ensure_training_fits, outputs, run_files};
@@ -117,7 +117,7 @@ impl Session {
     }
 
     /// Trains the remaining epochs and saves the run (see [`super::finish`]).
-    pub fn train(self, every: CheckpointEvery, threads: usize) -> Result<()> {
+    pub fn train(self, every: CheckpointEvery, threads: usize, keep: Keep) -> Result<()> {
         let Session {
             trainer,
             outputs,
@@ -141,7 +141,7 @@ impl Session {
             history.push(*m);
             let mut step = progress.record(m);
             if step.is_ok() && m.epoch < epochs && schedule.due(m.epoch) {
-                step = save_checkpoint(trainer, &history, &outputs);
+                step = save_checkpoint(trainer, &history, &outputs, keep);
             }
             match (step, stop.received()) {
                 (Err(e), _) => {
@@ -163,6 +163,7 @@ impl Session {
             trainer: &trainer,
             outputs: &outputs,
             history: &history,
+            keep,
         };
         match (failure, diverged, stop.received()) {
             (Some(e), _, _) => Err(e),
