@@ -45,6 +45,40 @@ fn a_sweep_counts_solved_runs_per_setting() {
     assert_eq!(json["runs"][1]["solved_at"], 181);
     let svg = std::fs::read_to_string(dir.path().join("sweep.svg")).unwrap();
     assert!(svg.starts_with("<svg"));
+    let fresh = json["runs"][1]["fresh_accuracy"].as_f64().unwrap();
+    assert_eq!(fresh, eval_of_small_seed_25(dir.path(), 181));
+}
+
+/// The accuracy `eval` reports on the sweep's fresh grids (`--seed 99 --batch 16`) for the
+/// model `train` keeps from seed 25 of the small checkerboard after `epochs` epochs (as a
+/// sweep run that stops there keeps).
+fn eval_of_small_seed_25(dir: &std::path::Path, epochs: usize) -> f64 {
+    let model = dir.join("seed25/model.json");
+    Command::cargo_bin("logicars")
+        .unwrap()
+        .args([
+            "train",
+            "checkerboard",
+            "--small",
+            "--seed",
+            "25",
+            "--recipe",
+            "paper",
+        ])
+        .args(["--epochs", &epochs.to_string(), "--no-artefacts", "--save"])
+        .arg(&model)
+        .assert()
+        .success();
+    let eval = Command::cargo_bin("logicars")
+        .unwrap()
+        .args(["eval", "--seed", "99", "--batch", "16", "--model"])
+        .arg(&model)
+        .assert()
+        .success();
+    let eval = String::from_utf8(eval.get_output().stdout.clone()).unwrap();
+    let (_, wrong) = eval.split_once("hard_loss=").expect(&eval);
+    let wrong: f64 = wrong.split(',').next().unwrap().parse().unwrap();
+    1.0 - wrong / (16.0 * 8.0 * 8.0)
 }
 
 #[test]

@@ -4,18 +4,27 @@
 //! A run is *solved* at the first epoch whose batch the hard circuit gets entirely right;
 //! for Game of Life the model after that epoch must also be right on all 512 boards.
 //! Each run is deterministic (its seed fixes it for any thread count), so a sweep can run
-//! several at once.
+//! several at once. A batch of a few grids entirely right does not pin a rule down, so each
+//! run's kept model is also scored on fresh grids.
 
 pub mod stats;
 
 use std::time::Instant;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 
 use crate::error::ConfigError;
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::network::Model;
 use crate::model::task::TaskKind;
 use crate::tasks::{self, preset, Override};
-use crate::train::{evaluate, fresh_model, Metrics, SoftLoss, Trainer};
+use crate::train::{evaluate, fresh_model, Keep, Metrics, SoftLoss, Trainer};
+
+/// How many fresh grids score a run's kept model, and their seed: the grids of
+/// `logicars eval --model M --seed 99 --batch 16`, the same for every run.
+pub const CHECK_GRIDS: usize = 16;
+pub const CHECK_SEED: u64 = 99;
 
 /// One setting of a sweep: changes to the task's preset, and how to name them.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,13 +57,16 @@ pub struct Outcome {
     pub epochs: usize,
     /// The last epoch's metrics.
     pub last: Option<Metrics>,
+    /// The accuracy of the run's kept model ([`Keep::Best`]) on [`CHECK_GRIDS`] fresh
+    /// grids of the task's size (none when the run stopped before its first epoch).
+    pub fresh_accuracy: Option<f64>,
     pub wall_s: f64,
     /// Why the run stopped early, if it failed.
     pub error: Option<String>,
 }
 
 /// Trains `task` (`small` preset) with `setting` from `seed`; stops at the first solved
-/// epoch when `stop_when_solved`.
+/// epoch when `stop_when_solved`. Returns what the run did and the model it keeps.
 pub fn run(
     task: TaskKind,
     small: bool,
@@ -72,6 +84,7 @@ pub fn run(
         solved_at: None,
         epochs: 0,
         last: None,
+        fresh_accuracy: None,
         wall_s: 0.0,
         error: None,
     };
@@ -94,8 +107,20 @@ pub fn run(
             }
         }
     }
+    let kept = trainer.kept_model(Keep::Best);
+    outcome.fresh_accuracy = trainer.best().map(|_| fresh_accuracy(&kept));
     outcome.wall_s = start.elapsed().as_secs_f64();
-    Ok((outcome, trainer.model))
+    Ok((outcome, kept))
+}
+
+/// The share of target bits `model` gets right on the fresh grids of
+/// [`CHECK_GRIDS`] and [`CHECK_SEED`], at the task's size and steps.
+pub fn fresh_accuracy(model: &Model) -> f64 {
+    let c = &model.config;
+    let mut rng = ChaCha8Rng::seed_from_u64(CHECK_SEED);
+    let (init, masks) = tasks::eval_batch(c, CHECK_GRIDS, (c.height, c.width), c.steps, &mut rng);
+    let skip = SoftLoss::Skip;
+    evaluate(model, &init, c.steps, masks.as_ref(), skip, |_, _| {}).accuracy
 }
 
 /// Whether the model is right on every initial state the task has, where there are few
@@ -117,6 +142,8 @@ pub struct Summary {
     pub solved: usize,
     /// 95% Wilson interval of the success rate.
     pub interval: (f64, f64),
+    /// Runs whose kept model got every bit of the fresh grids right.
+    pub exact: usize,
     /// Median first solved epoch over the solved runs.
     pub median_epochs: Option<f64>,
     pub median_wall_s: Option<f64>,
@@ -136,6 +163,10 @@ pub fn summarize(outcomes: &[Outcome], settings: usize) -> Vec<Summary> {
             Summary {
                 runs: mine.len(),
                 solved: solved.len(),
+                exact: mine
+                    .iter()
+                    .filter(|o| o.fresh_accuracy == Some(1.0))
+                    .count(),
                 interval: stats::wilson_95(solved.len(), mine.len()),
                 median_epochs: stats::median(&solved),
                 median_wall_s: stats::median(&walls),
@@ -160,6 +191,8 @@ mod tests {
         assert_eq!(a.solved_at, Some(181));
         assert_eq!(a.epochs, 181);
         assert_eq!(a.last.unwrap().hard_loss, 0.0);
+        let fresh = a.fresh_accuracy.unwrap();
+        assert!(fresh > 0.5 && fresh <= 1.0, "{fresh}");
         let (b, _) = run(TaskKind::Checkerboard, true, &setting, 25, true).unwrap();
         assert_eq!((a.solved_at, a.last), (b.solved_at, b.last));
     }
@@ -172,6 +205,7 @@ mod tests {
             solved_at,
             epochs: 10,
             last: None,
+            fresh_accuracy: solved_at.map(|_| 1.0),
             wall_s: 1.0,
             error: None,
         };
@@ -183,8 +217,8 @@ mod tests {
         ];
         let s = summarize(&outcomes, 2);
         assert_eq!(
-            (s[0].runs, s[0].solved, s[0].median_epochs),
-            (3, 2, Some(20.0))
+            (s[0].runs, s[0].solved, s[0].exact, s[0].median_epochs),
+            (3, 2, 2, Some(20.0))
         );
         assert_eq!((s[1].runs, s[1].solved, s[1].median_epochs), (1, 0, None));
         assert_eq!(s[1].interval.0, 0.0);

@@ -13,6 +13,7 @@ pub use presets::{pattern, preset, set_channels};
 use rand::{Rng, RngExt};
 
 use crate::automaton::grid::Grids;
+use crate::automaton::masks::FireMasks;
 use crate::model::config::ModelConfig;
 use crate::model::task::TaskKind;
 
@@ -74,6 +75,22 @@ pub fn eval_init(
         TaskKind::ColoredG => Grids::zeros(batch, height, width, channels),
         _ => Grids::random_bits(batch, height, width, channels, rng),
     }
+}
+
+/// A batch for evaluation: [`eval_init`] grids of `height x width` and, for an
+/// asynchronous task, the fire masks of `steps` steps, both from `rng`.
+pub fn eval_batch(
+    config: &ModelConfig,
+    batch: usize,
+    (height, width): (usize, usize),
+    steps: usize,
+    rng: &mut impl Rng,
+) -> (Grids, Option<FireMasks>) {
+    let init = eval_init(config.task, batch, height, width, config.channels, rng);
+    let masks = config
+        .fire_rate
+        .map(|rate| FireMasks::draw(steps, init.batch, init.cells(), rate, rng));
+    (init, masks)
 }
 
 /// What the target channels should hold after `steps` steps from `init`.

@@ -69,16 +69,19 @@ pub fn run(args: EvalArgs) -> Result<()> {
         pool.install(|| ensure_memory(&what, evaluation_bytes(config, &size)))?;
     }
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
-    let init = match &args.init {
-        Some(path) => grid_file::load(path, config.channels)?,
+    let (init, masks) = match &args.init {
+        Some(path) => {
+            let init = grid_file::load(path, config.channels)?;
+            let masks = config
+                .fire_rate
+                .map(|rate| FireMasks::draw(steps, init.batch, init.cells(), rate, &mut rng));
+            (init, masks)
+        }
         None => {
-            let (h, w) = args.size.unwrap_or((config.height, config.width));
-            tasks::eval_init(config.task, args.batch, h, w, config.channels, &mut rng)
+            let size = args.size.unwrap_or((config.height, config.width));
+            tasks::eval_batch(config, args.batch, size, steps, &mut rng)
         }
     };
-    let masks = config
-        .fire_rate
-        .map(|rate| FireMasks::draw(steps, init.batch, init.cells(), rate, &mut rng));
     let soft = if args.soft {
         SoftLoss::Compute
     } else {

@@ -211,16 +211,17 @@ fn label_width(settings: &[Setting]) -> usize {
 fn runs_table(outcomes: &[Outcome], settings: &[Setting]) -> String {
     let width = label_width(settings);
     let mut out = format!(
-        "{:<width$}  {:>6}  {:>7}  {:>8}  {:>9}  {:>8}  {:>7}\n",
-        "setting", "seed", "solved", "epochs", "soft", "hard", "acc %"
+        "{:<width$}  {:>6}  {:>7}  {:>8}  {:>9}  {:>8}  {:>7}  {:>7}\n",
+        "setting", "seed", "solved", "epochs", "soft", "hard", "acc %", "fresh %"
     );
     for o in outcomes {
         let solved = o.solved_at.map_or("-".into(), |e| e.to_string());
         let (soft, hard, acc) = o.last.map_or((f64::NAN, f64::NAN, f64::NAN), |m| {
             (m.soft_loss, m.hard_loss, 100.0 * m.accuracy)
         });
+        let fresh = o.fresh_accuracy.map_or(f64::NAN, |a| 100.0 * a);
         out += &format!(
-            "{:<width$}  {:>6}  {:>7}  {:>8}  {soft:>9.3}  {hard:>8.0}  {acc:>7.2}\n",
+            "{:<width$}  {:>6}  {:>7}  {:>8}  {soft:>9.3}  {hard:>8.0}  {acc:>7.2}  {fresh:>7.2}\n",
             settings[o.setting].label, o.seed, solved, o.epochs
         );
     }
@@ -230,8 +231,8 @@ fn runs_table(outcomes: &[Outcome], settings: &[Setting]) -> String {
 fn summary_table(summaries: &[Summary], settings: &[Setting]) -> String {
     let width = label_width(settings);
     let mut out = format!(
-        "{:<width$}  {:>8}  {:>13}  {:>13}  {:>10}\n",
-        "setting", "solved", "95% interval", "median epoch", "median s"
+        "{:<width$}  {:>8}  {:>13}  {:>8}  {:>13}  {:>10}\n",
+        "setting", "solved", "95% interval", "exact", "median epoch", "median s"
     );
     for (summary, setting) in summaries.iter().zip(settings) {
         let (lo, hi) = summary.interval;
@@ -242,10 +243,11 @@ fn summary_table(summaries: &[Summary], settings: &[Setting]) -> String {
             .median_wall_s
             .map_or("-".into(), |w| format!("{w:.1}"));
         out += &format!(
-            "{:<width$}  {:>8}  {:>13}  {epochs:>13}  {wall:>10}\n",
+            "{:<width$}  {:>8}  {:>13}  {:>8}  {epochs:>13}  {wall:>10}\n",
             setting.label,
             format!("{}/{}", summary.solved, summary.runs),
             format!("{:.0}-{:.0}%", 100.0 * lo, 100.0 * hi),
+            format!("{}/{}", summary.exact, summary.runs),
         );
     }
     out
@@ -260,6 +262,8 @@ struct RunRow<'a> {
     soft_loss: Option<f64>,
     hard_loss: Option<f64>,
     accuracy: Option<f64>,
+    /// The kept model's accuracy on the fresh grids of `logicars eval --seed 99 --batch 16`.
+    fresh_accuracy: Option<f64>,
     wall_s: f64,
     error: Option<&'a str>,
 }
@@ -270,6 +274,8 @@ struct SettingSummary<'a> {
     setting: &'a str,
     runs: usize,
     solved: usize,
+    /// Runs whose kept model got every bit of the fresh grids right.
+    exact: usize,
     interval_95: (f64, f64),
     median_solved_epoch: Option<f64>,
     median_wall_s: Option<f64>,
@@ -295,6 +301,7 @@ fn run_rows<'a>(outcomes: &'a [Outcome], settings: &'a [Setting]) -> Vec<RunRow<
             soft_loss: o.last.map(|m| m.soft_loss),
             hard_loss: o.last.map(|m| m.hard_loss),
             accuracy: o.last.map(|m| m.accuracy),
+            fresh_accuracy: o.fresh_accuracy,
             wall_s: o.wall_s,
             error: o.error.as_deref(),
         })
@@ -315,6 +322,7 @@ fn sweep_json(
             setting: &setting.label,
             runs: s.runs,
             solved: s.solved,
+            exact: s.exact,
             interval_95: s.interval,
             median_solved_epoch: s.median_epochs,
             median_wall_s: s.median_wall_s,
