@@ -186,6 +186,12 @@ fn keep_chooses_the_best_or_the_last_parameters() {
         "{best_out}"
     );
     assert!(!last_out.contains("kept:"), "{last_out}");
+    for out in [&best_out, &last_out] {
+        assert!(
+            out.contains("% of 16 fresh grids"),
+            "the saved model is checked: {out}"
+        );
+    }
     assert_ne!(best_model, last_model);
 }
 

@@ -23,6 +23,16 @@ impl Grids {
         }
     }
 
+    /// The `count` grids from grid `first` on.
+    pub fn sub_batch(&self, first: usize, count: usize) -> Self {
+        let per_grid = self.height * self.width * self.channels;
+        Grids {
+            batch: count,
+            values: self.values[first * per_grid..(first + count) * per_grid].to_vec(),
+            ..*self
+        }
+    }
+
     /// Every bit drawn uniformly at random.
     pub fn random_bits(
         batch: usize,

@@ -38,6 +38,14 @@ impl FireMasks {
         }
     }
 
+    /// The same masks for a batch of `batch` grids (every grid shares them).
+    pub fn for_batch(&self, batch: usize) -> Self {
+        FireMasks {
+            lanes: batch * self.cells,
+            ..self.clone()
+        }
+    }
+
     /// Does the cell of `lane` (lane = grid * cells + cell) take its new state at `step`?
     /// Padding lanes (beyond the real ones) always fire; nobody reads them.
     #[inline]

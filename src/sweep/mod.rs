@@ -5,26 +5,19 @@
 //! for Game of Life the model after that epoch must also be right on all 512 boards.
 //! Each run is deterministic (its seed fixes it for any thread count), so a sweep can run
 //! several at once. A batch of a few grids entirely right does not pin a rule down, so each
-//! run's kept model is also scored on fresh grids.
+//! run's kept model is also scored on fresh inputs ([`fresh_check`]).
 
 pub mod stats;
 
 use std::time::Instant;
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-
 use crate::error::ConfigError;
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::network::Model;
 use crate::model::task::TaskKind;
-use crate::tasks::{self, preset, Override};
-use crate::train::{evaluate, fresh_model, Keep, Metrics, SoftLoss, Trainer};
-
-/// How many fresh grids score a run's kept model, and their seed: the grids of
-/// `logicars eval --model M --seed 99 --batch 16`, the same for every run.
-pub const CHECK_GRIDS: usize = 16;
-pub const CHECK_SEED: u64 = 99;
+use crate::tasks::{preset, Override};
+use crate::train::verify::{every_input_accuracy, fresh_check};
+use crate::train::{fresh_model, Keep, Metrics, Trainer};
 
 /// One setting of a sweep: changes to the task's preset, and how to name them.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,8 +50,8 @@ pub struct Outcome {
     pub epochs: usize,
     /// The last epoch's metrics.
     pub last: Option<Metrics>,
-    /// The accuracy of the run's kept model ([`Keep::Best`]) on [`CHECK_GRIDS`] fresh
-    /// grids of the task's size (none when the run stopped before its first epoch).
+    /// The accuracy of the run's kept model ([`Keep::Best`]) on fresh inputs
+    /// ([`fresh_check`]; none when the run stopped before its first epoch).
     pub fresh_accuracy: Option<f64>,
     pub wall_s: f64,
     /// Why the run stopped early, if it failed.
@@ -108,31 +101,15 @@ pub fn run(
         }
     }
     let kept = trainer.kept_model(Keep::Best);
-    outcome.fresh_accuracy = trainer.best().map(|_| fresh_accuracy(&kept));
+    outcome.fresh_accuracy = trainer.best().map(|_| fresh_check(&kept).accuracy);
     outcome.wall_s = start.elapsed().as_secs_f64();
     Ok((outcome, kept))
 }
 
-/// The share of target bits `model` gets right on the fresh grids of
-/// [`CHECK_GRIDS`] and [`CHECK_SEED`], at the task's size and steps.
-pub fn fresh_accuracy(model: &Model) -> f64 {
-    let c = &model.config;
-    let mut rng = ChaCha8Rng::seed_from_u64(CHECK_SEED);
-    let (init, masks) = tasks::eval_batch(c, CHECK_GRIDS, (c.height, c.width), c.steps, &mut rng);
-    let skip = SoftLoss::Skip;
-    evaluate(model, &init, c.steps, masks.as_ref(), skip, |_, _| {}).accuracy
-}
-
-/// Whether the model is right on every initial state the task has, where there are few
-/// enough to try them all (Game of Life's 512 boards); true for other tasks.
+/// Whether the model is right on every input the task has, where there are few enough
+/// to try them all (Game of Life's 512 boards); true for other tasks.
 pub fn all_boards_right(model: &Model) -> bool {
-    match tasks::exhaustive_init(&model.config) {
-        Some(init) => {
-            let steps = model.config.steps;
-            evaluate(model, &init, steps, None, SoftLoss::Skip, |_, _| {}).hard_loss == 0.0
-        }
-        None => true,
-    }
+    every_input_accuracy(model).is_none_or(|accuracy| accuracy == 1.0)
 }
 
 /// What the runs of one setting add up to.

@@ -7,6 +7,7 @@ pub mod objective;
 pub mod optimizer;
 pub mod state;
 pub mod trainer;
+pub mod verify;
 
 pub use best::{BestModel, Keep};
 pub use objective::{

@@ -273,14 +273,12 @@ impl Objective {
         masks: Option<&FireMasks>,
         mut after_step: impl FnMut(usize),
     ) -> (f64, f64) {
-        self.hard.set_state(init);
-        let truth = hard_truth(model.config.parametrization, &model.logits);
-        for t in 0..self.steps {
-            self.hard.step(&self.circuit, &truth, masks, t);
-            after_step(t);
-        }
-        let (wrong, accuracy) = hard_errors(&self.hard, &model.config.target_channels, target);
-        (wrong as f64, accuracy)
+        let run = HardRun {
+            model,
+            circuit: &self.circuit,
+            steps: self.steps,
+        };
+        run.score(&mut self.hard, init, target, masks, &mut after_step)
     }
 
     /// Backpropagates the last soft loss to every logit.
@@ -335,10 +333,58 @@ pub fn evaluate(
     after_step: impl FnMut(Rollout, usize),
 ) -> Evaluation {
     let target = tasks::target(&model.config, init, steps);
+    if soft == SoftLoss::Skip {
+        // No soft rollout, so none of its buffers either.
+        let circuit = Circuit::compile_in(model, GateOrder::SharedInputs);
+        let c = &model.config;
+        let mut hard = HardRollout::new(init.batch, init.height, init.width, c.periodic, &circuit);
+        let run = HardRun {
+            model,
+            circuit: &circuit,
+            steps,
+        };
+        let mut after_step = after_step;
+        let mut observe = |t| after_step(Rollout::Hard, t);
+        let (hard_loss, accuracy) = run.score(&mut hard, init, &target, masks, &mut observe);
+        return Evaluation {
+            soft_loss: None,
+            hard_loss,
+            accuracy,
+        };
+    }
     let shape = (init.height, init.width);
     let memory = ActivationMemory::ForwardOnly;
     let mut objective = Objective::new(model, init.batch, shape, steps, memory);
     objective.evaluate(model, init, &target, masks, soft, after_step)
+}
+
+/// A hard rollout of `model`'s argmax ops, compiled to `circuit`, for `steps` steps.
+struct HardRun<'a> {
+    model: &'a Model,
+    circuit: &'a Circuit,
+    steps: usize,
+}
+
+impl HardRun<'_> {
+    /// Rolls `hard` out from `init` and counts the wrong target bits and the accuracy.
+    fn score(
+        &self,
+        hard: &mut HardRollout,
+        init: &Grids,
+        target: &Grids,
+        masks: Option<&FireMasks>,
+        after_step: &mut impl FnMut(usize),
+    ) -> (f64, f64) {
+        let config = &self.model.config;
+        hard.set_state(init);
+        let truth = hard_truth(config.parametrization, &self.model.logits);
+        for t in 0..self.steps {
+            hard.step(self.circuit, &truth, masks, t);
+            after_step(t);
+        }
+        let (wrong, accuracy) = hard_errors(hard, &config.target_channels, target);
+        (wrong as f64, accuracy)
+    }
 }
 
 /// Soft loss of one rollout and its gradient on every logit: the whole training

@@ -8,6 +8,7 @@ use logicars::io::atomic::write_atomically;
 use logicars::io::checkpoint_file::{self, RunOutputs};
 use logicars::io::model_file;
 use logicars::model::network::Model;
+use logicars::train::verify::{fresh_check, FRESH_GRIDS, FRESH_SEED};
 use logicars::train::{EpochMetrics, Keep, TrainError, TrainSummary, Trainer};
 use logicars::views::plot;
 
@@ -31,6 +32,7 @@ impl End<'_> {
         self.remove_checkpoint()?;
         print_summary(&TrainSummary::of(self.history), wall_s, ran, self.outputs);
         self.print_kept();
+        print_fresh_check(&self.trainer.kept_model(self.keep));
         Ok(())
     }
 
@@ -105,6 +107,28 @@ fn write_artefacts(
     let svg = plot::loss_svg(history, title)?;
     write_atomically(&dir.join("loss.svg"), svg.as_bytes()).context("writing loss.svg")?;
     training_gif(model, seed, &dir.join("rollout.gif"))
+}
+
+/// Scores the saved model on inputs it did not train on, and says whether it is exact.
+fn print_fresh_check(model: &Model) {
+    let check = fresh_check(model);
+    let inputs = match check.every_input {
+        true => format!("all {} inputs", check.grids),
+        false => format!(
+            "{} fresh grids (logicars eval --seed {FRESH_SEED} --batch {FRESH_GRIDS})",
+            check.grids
+        ),
+    };
+    let verdict = match check.exact() {
+        true => "exact".to_string(),
+        false => "not exact: another --seed or more --epochs may find the rule \
+                  (docs/recipes.md)"
+            .to_string(),
+    };
+    println!(
+        "fresh check:  {:.2}% of {inputs} right, {verdict}",
+        100.0 * check.accuracy
+    );
 }
 
 /// `ran`: the epochs of this session (fewer than the run's when it was resumed).
