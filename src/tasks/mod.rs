@@ -87,10 +87,20 @@ pub fn eval_batch(
     rng: &mut impl Rng,
 ) -> (Grids, Option<FireMasks>) {
     let init = eval_init(config.task, batch, height, width, config.channels, rng);
-    let masks = config
-        .fire_rate
-        .map(|rate| FireMasks::draw(steps, init.batch, init.cells(), rate, rng));
+    let masks = fire_masks(config, &init, steps, rng);
     (init, masks)
+}
+
+/// The fire masks of `steps` steps for `init`, from `rng`, when the task is
+/// asynchronous; none for synchronous ones.
+pub fn fire_masks(
+    config: &ModelConfig,
+    init: &Grids,
+    steps: usize,
+    rng: &mut impl Rng,
+) -> Option<FireMasks> {
+    let rate = config.fire_rate?;
+    Some(FireMasks::draw(steps, init.batch, init.cells(), rate, rng))
 }
 
 /// What the target channels should hold after `steps` steps from `init`.

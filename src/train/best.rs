@@ -39,24 +39,20 @@ impl BestModel {
         hard_loss: f64,
         logits: &[[f32; NUM_OPS]],
     ) -> bool {
-        match best {
-            Some(b) if hard_loss > b.hard_loss || hard_loss.is_nan() => false,
-            Some(b) if b.logits.len() == logits.len() => {
-                b.epoch = epoch;
-                b.hard_loss = hard_loss;
-                b.logits.copy_from_slice(logits);
-                true
-            }
-            _ if hard_loss.is_nan() => false,
-            _ => {
-                *best = Some(BestModel {
-                    epoch,
-                    hard_loss,
-                    logits: logits.to_vec(),
-                });
-                true
-            }
+        if hard_loss.is_nan() || best.as_ref().is_some_and(|b| hard_loss > b.hard_loss) {
+            return false;
         }
+        // Reuses the kept vector's memory: this runs after every epoch.
+        let b = best.get_or_insert_with(|| BestModel {
+            epoch,
+            hard_loss,
+            logits: Vec::new(),
+        });
+        b.epoch = epoch;
+        b.hard_loss = hard_loss;
+        b.logits.clear();
+        b.logits.extend_from_slice(logits);
+        true
     }
 }
 

@@ -330,32 +330,69 @@ pub fn evaluate(
     steps: usize,
     masks: Option<&FireMasks>,
     soft: SoftLoss,
-    after_step: impl FnMut(Rollout, usize),
+    mut after_step: impl FnMut(Rollout, usize),
 ) -> Evaluation {
-    let target = tasks::target(&model.config, init, steps);
     if soft == SoftLoss::Skip {
-        // No soft rollout, so none of its buffers either.
-        let circuit = Circuit::compile_in(model, GateOrder::SharedInputs);
-        let c = &model.config;
-        let mut hard = HardRollout::new(init.batch, init.height, init.width, c.periodic, &circuit);
-        let run = HardRun {
-            model,
-            circuit: &circuit,
-            steps,
-        };
-        let mut after_step = after_step;
-        let mut observe = |t| after_step(Rollout::Hard, t);
-        let (hard_loss, accuracy) = run.score(&mut hard, init, &target, masks, &mut observe);
+        let shape = (init.height, init.width);
+        let mut hard = HardEvaluator::new(model, init.batch, shape, steps);
+        let (hard_loss, accuracy) = hard.score(init, masks, |t| after_step(Rollout::Hard, t));
         return Evaluation {
             soft_loss: None,
             hard_loss,
             accuracy,
         };
     }
+    let target = tasks::target(&model.config, init, steps);
     let shape = (init.height, init.width);
     let memory = ActivationMemory::ForwardOnly;
     let mut objective = Objective::new(model, init.batch, shape, steps, memory);
     objective.evaluate(model, init, &target, masks, soft, after_step)
+}
+
+/// Hard rollouts of one model on batches of one shape, compiled once: an evaluation
+/// without the soft loss builds no soft rollout, nor any of its buffers.
+pub struct HardEvaluator<'m> {
+    model: &'m Model,
+    circuit: Circuit,
+    hard: HardRollout,
+    steps: usize,
+}
+
+impl<'m> HardEvaluator<'m> {
+    /// For batches of `batch` grids of `height x width`, rolled out for `steps` steps.
+    pub fn new(
+        model: &'m Model,
+        batch: usize,
+        (height, width): (usize, usize),
+        steps: usize,
+    ) -> Self {
+        let circuit = Circuit::compile_in(model, GateOrder::SharedInputs);
+        let periodic = model.config.periodic;
+        let hard = HardRollout::new(batch, height, width, periodic, &circuit);
+        HardEvaluator {
+            model,
+            circuit,
+            hard,
+            steps,
+        }
+    }
+
+    /// The wrong target bits and the accuracy of a rollout from `init`, calling
+    /// `after_step(t)` after each step.
+    pub fn score(
+        &mut self,
+        init: &Grids,
+        masks: Option<&FireMasks>,
+        mut after_step: impl FnMut(usize),
+    ) -> (f64, f64) {
+        let target = tasks::target(&self.model.config, init, self.steps);
+        let run = HardRun {
+            model: self.model,
+            circuit: &self.circuit,
+            steps: self.steps,
+        };
+        run.score(&mut self.hard, init, &target, masks, &mut after_step)
+    }
 }
 
 /// A hard rollout of `model`'s argmax ops, compiled to `circuit`, for `steps` steps.

@@ -306,7 +306,7 @@ impl Trainer {
         let init = self.initial_grids(epoch)?;
         let config = &self.model.config;
         let target = tasks::target(config, &init, config.steps);
-        let masks = draw_masks(config, &init, &mut self.data_rng);
+        let masks = tasks::fire_masks(config, &init, config.steps, &mut self.data_rng);
         let s = &self.settings;
         let forward = match s.recipe.hardness(epoch, s.epochs) {
             0.0 => Forward::Soft,
@@ -365,7 +365,7 @@ impl Trainer {
         let config = &curriculum.config;
         let small_init = tasks::training_init(config, self.settings.batch, &mut self.data_rng);
         let small_target = tasks::target(config, &small_init, config.steps);
-        let small_masks = draw_masks(config, &small_init, &mut self.data_rng);
+        let small_masks = tasks::fire_masks(config, &small_init, config.steps, &mut self.data_rng);
         let objective = &mut curriculum.objective;
         prepare(objective, forward, sharpness, &self.noise, &self.hard_gates);
         let model = &self.model;
@@ -417,18 +417,6 @@ impl Trainer {
 struct Curriculum {
     config: ModelConfig,
     objective: Objective,
-}
-
-/// Async fire masks for `init`, from the data stream; none for synchronous models.
-fn draw_masks(config: &ModelConfig, init: &Grids, rng: &mut ChaCha8Rng) -> Option<FireMasks> {
-    let rate = config.fire_rate?;
-    Some(FireMasks::draw(
-        config.steps,
-        init.batch,
-        init.cells(),
-        rate,
-        rng,
-    ))
 }
 
 /// Sets how the next soft rollout of `objective` runs this epoch.

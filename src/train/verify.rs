@@ -6,9 +6,10 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::automaton::grid::Grids;
 use crate::model::network::Model;
 use crate::tasks;
-use crate::train::objective::{evaluate, SoftLoss};
+use crate::train::objective::HardEvaluator;
 
 /// How many fresh grids score a model, and their seed: the grids of
 /// `logicars eval --model M --seed 99 --batch 16`.
@@ -36,27 +37,26 @@ impl FreshCheck {
 /// Scores `model` at its task's size and steps on every input the task has, where there
 /// are few enough, or else on the [`FRESH_GRIDS`] grids of [`FRESH_SEED`].
 pub fn fresh_check(model: &Model) -> FreshCheck {
-    if let Some(accuracy) = every_input_accuracy(model) {
-        let grids = tasks::exhaustive_init(&model.config).map_or(0, |g| g.batch);
+    let c = &model.config;
+    if let Some(init) = tasks::exhaustive_init(c) {
         return FreshCheck {
-            grids,
+            grids: init.batch,
             every_input: true,
-            accuracy,
+            accuracy: accuracy_on(model, &init),
         };
     }
-    let c = &model.config;
     let mut rng = ChaCha8Rng::seed_from_u64(FRESH_SEED);
     let (init, masks) = tasks::eval_batch(c, FRESH_GRIDS, (c.height, c.width), c.steps, &mut rng);
     // A few grids at a time: the hard rollout's memory grows with the grids, and a
     // training run checks its model while it still holds its own buffers.
+    let shape = (init.height, init.width);
+    let mut hard = HardEvaluator::new(model, GRIDS_AT_ONCE, shape, c.steps);
+    let masks = masks.map(|m| m.for_batch(GRIDS_AT_ONCE));
     let wrong: f64 = (0..FRESH_GRIDS)
         .step_by(GRIDS_AT_ONCE)
         .map(|first| {
-            let count = GRIDS_AT_ONCE.min(FRESH_GRIDS - first);
-            let grids = init.sub_batch(first, count);
-            let masks = masks.as_ref().map(|m| m.for_batch(count));
-            let skip = SoftLoss::Skip;
-            evaluate(model, &grids, c.steps, masks.as_ref(), skip, |_, _| {}).hard_loss
+            let grids = init.sub_batch(first, GRIDS_AT_ONCE);
+            hard.score(&grids, masks.as_ref(), |_| {}).0
         })
         .sum();
     let bits = (FRESH_GRIDS * init.height * init.width * c.target_channels.len()) as f64;
@@ -67,15 +67,23 @@ pub fn fresh_check(model: &Model) -> FreshCheck {
     }
 }
 
-/// Grids per rollout of [`fresh_check`].
+/// Grids per rollout of [`fresh_check`]; they divide [`FRESH_GRIDS`].
 const GRIDS_AT_ONCE: usize = 2;
+const _: () = assert!(FRESH_GRIDS.is_multiple_of(GRIDS_AT_ONCE));
 
 /// The share of target bits right over every input the task has, where there are few
 /// enough to try them all (Game of Life's 512 boards); none for other tasks.
 pub fn every_input_accuracy(model: &Model) -> Option<f64> {
-    let init = tasks::exhaustive_init(&model.config)?;
+    Some(accuracy_on(model, &tasks::exhaustive_init(&model.config)?))
+}
+
+/// The hard circuit's accuracy on `init` at the task's steps (a synchronous task).
+fn accuracy_on(model: &Model, init: &Grids) -> f64 {
+    let shape = (init.height, init.width);
     let steps = model.config.steps;
-    Some(evaluate(model, &init, steps, None, SoftLoss::Skip, |_, _| {}).accuracy)
+    HardEvaluator::new(model, init.batch, shape, steps)
+        .score(init, None, |_| {})
+        .1
 }
 
 #[cfg(test)]
@@ -84,6 +92,7 @@ mod tests {
     use crate::model::task::TaskKind;
     use crate::tasks::preset;
     use crate::train::fresh_model;
+    use crate::train::objective::{evaluate, SoftLoss};
 
     /// Checking a few grids at a time scores what one rollout of all of them scores.
     #[test]

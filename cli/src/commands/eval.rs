@@ -69,19 +69,14 @@ pub fn run(args: EvalArgs) -> Result<()> {
         pool.install(|| ensure_memory(&what, evaluation_bytes(config, &size)))?;
     }
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
-    let (init, masks) = match &args.init {
-        Some(path) => {
-            let init = grid_file::load(path, config.channels)?;
-            let masks = config
-                .fire_rate
-                .map(|rate| FireMasks::draw(steps, init.batch, init.cells(), rate, &mut rng));
-            (init, masks)
-        }
+    let init = match &args.init {
+        Some(path) => grid_file::load(path, config.channels)?,
         None => {
-            let size = args.size.unwrap_or((config.height, config.width));
-            tasks::eval_batch(config, args.batch, size, steps, &mut rng)
+            let (h, w) = args.size.unwrap_or((config.height, config.width));
+            tasks::eval_init(config.task, args.batch, h, w, config.channels, &mut rng)
         }
     };
+    let masks = tasks::fire_masks(config, &init, steps, &mut rng);
     let soft = if args.soft {
         SoftLoss::Compute
     } else {

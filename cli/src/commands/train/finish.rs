@@ -120,10 +120,8 @@ fn print_fresh_check(model: &Model) {
         ),
     };
     let verdict = match check.exact() {
-        true => "exact".to_string(),
-        false => "not exact: another --seed or more --epochs may find the rule \
-                  (docs/recipes.md)"
-            .to_string(),
+        true => "exact",
+        false => "not exact: another --seed or more --epochs may find the rule (docs/recipes.md)",
     };
     println!(
         "fresh check:  {:.2}% of {inputs} right, {verdict}",
