@@ -49,9 +49,21 @@ fn recipes(c: &mut Criterion) {
     for (name, changes) in [
         ("checkerboard/paper", vec!["recipe=paper"]),
         // The default recipe at the task's size (after its curriculum), and within its
-        // curriculum (a run so long that every timed epoch is one of its first 40%).
-        ("checkerboard/converge", vec!["curriculum-share=0"]),
-        ("checkerboard/converge-curriculum", vec!["epochs=100000000"]),
+        // curriculum (a run so long that every timed epoch is one of its first 40%), with
+        // one start and with its three. A learning rate of 0 costs the same work and
+        // keeps the starts from reaching a perfect circuit, which ends them.
+        (
+            "checkerboard/converge",
+            vec!["curriculum-share=0", "starts=1"],
+        ),
+        (
+            "checkerboard/converge-curriculum",
+            vec!["epochs=100000000", "lr=0", "starts=1"],
+        ),
+        (
+            "checkerboard/converge-curriculum/3-starts",
+            vec!["epochs=100000000", "lr=0"],
+        ),
         ("checkerboard/input-wise", vec!["recipe=input-wise"]),
         (
             "checkerboard/input-wise+discreteness",

@@ -78,6 +78,11 @@ pub enum ConfigError {
         width: usize,
         period: usize,
     },
+    #[error(
+        "{starts} starts need a curriculum: the run chooses among them when the \
+         curriculum ends (set --curriculum-size and --curriculum-share, or --starts 1)"
+    )]
+    StartsWithoutCurriculum { starts: usize },
 }
 
 /// Wires that a layer of the given widths cannot have.

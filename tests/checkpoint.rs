@@ -46,7 +46,8 @@ fn outputs() -> RunOutputs {
 #[test]
 fn a_resumed_run_equals_one_never_stopped() {
     let curriculum: &[&str] = &["curriculum-size=4", "curriculum-share=0.5"];
-    let runs: [(TaskKind, &[&str]); 4] = [
+    let starts: &[&str] = &["curriculum-size=4", "curriculum-share=0.5", "starts=3"];
+    let runs: [(TaskKind, &[&str]); 5] = [
         (
             TaskKind::Checkerboard,
             &[
@@ -58,6 +59,8 @@ fn a_resumed_run_equals_one_never_stopped() {
         ),
         (TaskKind::CheckerboardAsync, &[]),
         (TaskKind::CheckerboardAsync, curriculum),
+        // Stopped while the starts train side by side, and after the choice.
+        (TaskKind::Checkerboard, starts),
         (TaskKind::Gol, &["sharpen=4", "straight-through=0.25"]),
     ];
     let dir = tempfile::tempdir().unwrap();
@@ -89,6 +92,7 @@ fn a_resumed_run_equals_one_never_stopped() {
             );
             assert_eq!(rest.model.logits, whole.model.logits);
             assert_eq!(rest.best(), whole.best(), "the best model survives a stop");
+            assert_eq!(rest.chosen(), whole.chosen(), "the same start is chosen");
         }
     }
 }

@@ -9,8 +9,8 @@ use logicars::automaton::masks::FireMasks;
 use logicars::automaton::soft::ActivationMemory;
 use logicars::model::task::TaskKind;
 use logicars::tasks::{self, preset};
-use logicars::train::memory::{hard_bytes, objective_bytes, RolloutSize};
-use logicars::train::{fresh_model, Gradient, Objective};
+use logicars::train::memory::{hard_bytes, objective_bytes, training_run_bytes, RolloutSize};
+use logicars::train::{fresh_model, Gradient, Objective, Trainer};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -66,6 +66,39 @@ fn measured(task: TaskKind, size: &RolloutSize) -> (u64, u64) {
 fn estimates_are_close_to_what_rollouts_allocate() {
     objectives_allocate_about_their_estimate();
     hard_rollouts_allocate_about_their_estimate();
+    other_starts_allocate_about_their_estimate();
+}
+
+/// Peak bytes above what was in use before, and the estimate, of a checkerboard run of
+/// the default recipe with `starts` starts over its first two (curriculum) epochs.
+fn training_run(starts: usize) -> (u64, u64) {
+    let (config, mut settings) = preset(TaskKind::Checkerboard, false);
+    settings.recipe.starts = starts;
+    let estimate = training_run_bytes(&config, &settings).unwrap();
+    let before = IN_USE.load(Ordering::SeqCst);
+    PEAK.store(before, Ordering::SeqCst);
+    {
+        let mut trainer = Trainer::from_seed(config, settings).unwrap();
+        trainer.epoch(1).unwrap();
+        trainer.epoch(2).unwrap();
+    }
+    let peak = PEAK.load(Ordering::SeqCst) - before;
+    (estimate, peak as u64)
+}
+
+fn other_starts_allocate_about_their_estimate() {
+    let (one_estimate, one_peak) = training_run(1);
+    let (three_estimate, three_peak) = training_run(3);
+    let (estimate, peak) = (three_estimate - one_estimate, three_peak - one_peak);
+    let ratio = estimate as f64 / peak as f64;
+    eprintln!(
+        "two more starts: estimate {estimate}, peak {peak}, ratio {ratio:.3} \
+         (whole runs: {one_estimate} / {one_peak}, {three_estimate} / {three_peak})"
+    );
+    assert!(
+        (0.95..=1.1).contains(&ratio),
+        "two more starts: estimate {estimate} bytes, peak {peak}"
+    );
 }
 
 fn hard_rollouts_allocate_about_their_estimate() {

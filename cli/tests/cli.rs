@@ -122,6 +122,8 @@ fn every_recipe_gives_the_same_log_for_one_and_two_threads() {
         "4",
         "--curriculum-share",
         "0.3",
+        "--starts",
+        "2",
     ];
     let logs: Vec<String> = [1, 2]
         .iter()
@@ -144,7 +146,8 @@ fn every_recipe_gives_the_same_log_for_one_and_two_threads() {
         model.contains(r#""gate_noise":0.5"#)
             && model.contains(r#""sharpen":4.0"#)
             && model.contains(r#""hard_gates":0.3"#)
-            && model.contains(r#""curriculum_size":4"#),
+            && model.contains(r#""curriculum_size":4"#)
+            && model.contains(r#""starts":2"#),
         "the recipe is recorded"
     );
 }
@@ -154,6 +157,10 @@ fn small_checkerboard_reaches_full_hard_accuracy() {
     let dir = tempfile::tempdir().unwrap();
     let (stdout, log) = train_small(dir.path(), 2, 400);
     assert!(stdout.contains("hard loss 0:  first at epoch"), "{stdout}");
+    assert!(
+        stdout.contains("start:        going on with start"),
+        "{stdout}"
+    );
     let last = log.lines().last().unwrap();
     assert!(last.ends_with(",0.0,1.0"), "final epoch is perfect: {last}");
 }
@@ -242,6 +249,16 @@ fn fails_with(args: &[&str], needle: &str) {
         "stderr for {args:?} should mention {needle:?}: {stderr}"
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// The default checkerboard recipe chooses among 3 starts at its curriculum's end.
+#[test]
+fn starts_without_a_curriculum_are_a_one_line_error() {
+    fails_with(
+        &["train", "checkerboard", "--curriculum-share", "0"],
+        "3 starts need a curriculum: the run chooses among them when the curriculum ends",
+    );
+    fails_with(&["train", "checkerboard", "--starts", "0"], "--starts");
 }
 
 #[test]

@@ -180,8 +180,13 @@ fn analyze_and_check_report_numbers() {
     );
     assert_eq!(rows[1]["grid"], "32x32");
     assert_eq!(rows[1]["steps"], 48);
-    // The paper's healing block is 20x20, zeroed for the first half of the steps.
-    assert_eq!(rows[2]["note"], "20x20 block zeroed after steps 1..=24");
+    // The paper's healing block is 20x20, zeroed for the first half of the steps (a
+    // model that heals to the other phase of the pattern gets that said after it).
+    let note = rows[2]["note"].as_str().unwrap();
+    assert!(
+        note.starts_with("20x20 block zeroed after steps 1..=24"),
+        "{note}"
+    );
     assert_eq!(rows[3]["steps"], 30);
     assert!(rows
         .iter()

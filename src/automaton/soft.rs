@@ -78,15 +78,22 @@ struct Workspace {
 }
 
 impl Workspace {
+    /// Sizes the tables, keeping their memory: a rollout that changes its wiring
+    /// ([`SoftRollout::swap_plan`]) may need a few gradient rows more or fewer.
     fn sized(&mut self, acts: usize, grads: usize) -> &mut Self {
-        if self.acts.len() != acts {
-            self.acts = vec![0.0; acts];
-        }
-        if self.grads.len() != grads {
-            self.grads = vec![0.0; grads];
-        }
+        self.acts.resize(acts, 0.0);
+        self.grads.resize(grads, 0.0);
         self
     }
+}
+
+/// The order in which a backward pass of `circuit` reuses its gradient rows.
+pub fn backward_plan(circuit: &Circuit) -> BackwardPlan {
+    BackwardPlan::new(
+        &circuit.gates,
+        circuit.input_rows,
+        (0..circuit.channels).map(|c| circuit.output_row(c)),
+    )
 }
 
 impl SoftRollout {
@@ -116,11 +123,7 @@ impl SoftRollout {
             _ => (steps + 1, state_len),
         };
         let workers = rayon::current_num_threads().max(1);
-        let plan = BackwardPlan::new(
-            &circuit.gates,
-            circuit.input_rows,
-            (0..channels).map(|c| circuit.output_row(c)),
-        );
+        let plan = backward_plan(circuit);
         SoftRollout {
             channels,
             steps,
@@ -165,6 +168,14 @@ impl SoftRollout {
         let (acts, grads) = self.workspace_lens;
         workspace.sized(acts, grads);
         workspace
+    }
+
+    /// Exchanges the backward plan for another wiring's (of a model of the same shape).
+    pub fn swap_plan(&mut self, plan: &mut BackwardPlan) {
+        std::mem::swap(&mut self.plan, plan);
+        if self.workspace_lens.1 > 0 {
+            self.workspace_lens.1 = self.plan.gradient_rows() * TILE;
+        }
     }
 
     fn shifts(&self) -> &PatchShifts {

@@ -204,10 +204,14 @@ pub struct TrainSettings {
 
 impl TrainSettings {
     /// Checks what the recipe asks of the task: a curriculum needs a task defined at any
-    /// size and grids smaller than the task's.
+    /// size and grids smaller than the task's; several starts need a curriculum.
     pub fn validate(&self, config: &ModelConfig) -> Result<(), ConfigError> {
+        let starts = self.recipe.starts;
         let Some(side) = self.recipe.curriculum() else {
-            return Ok(());
+            return match starts {
+                0 | 1 => Ok(()),
+                _ => Err(ConfigError::StartsWithoutCurriculum { starts }),
+            };
         };
         let task = config.task;
         let Some(period) = task.any_size_period() else {

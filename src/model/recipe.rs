@@ -16,8 +16,9 @@ pub enum RecipeName {
     /// Input-wise gates (a sigmoid per input pair) with the paper's other settings.
     InputWise,
     /// The settings measured to converge most often on each task (`docs/recipes.md`):
-    /// the checkerboard with input-wise gates, weight decay 0.1 and smaller grids first,
-    /// Game of Life with a share of hard gates; the others as the paper.
+    /// the checkerboard with input-wise gates, weight decay 0.1, smaller grids first and
+    /// three starts chosen among at their end, Game of Life with a share of hard gates;
+    /// the others as the paper.
     Converge,
 }
 
@@ -110,6 +111,13 @@ pub struct Recipe {
     /// Share of the run, at its start, that trains on the curriculum's smaller grids.
     #[serde(default)]
     pub curriculum_share: f32,
+    /// Models, each wired and initialised from its own seed, that train side by side
+    /// through the curriculum; the run goes on with the one that leads at its end, or
+    /// with the first whose hard circuit is perfect before then (1: the run's own only).
+    /// Whether a run leaves the plateau where every output is 0.5 in time is set by its
+    /// wiring and initial parameters, and shows by the curriculum's end.
+    #[serde(default = "one")]
+    pub starts: usize,
 }
 
 /// The side of the `converge` recipe's curriculum: the largest square of at most half the
@@ -154,6 +162,7 @@ impl Recipe {
             hard_gates: 0.0,
             curriculum_size: 0,
             curriculum_share: 0.0,
+            starts: 1,
         };
         let input_wise = Recipe {
             parametrization: Parametrization::InputWise,
@@ -163,12 +172,17 @@ impl Recipe {
         match (name, task) {
             (RecipeName::Paper, _) => paper,
             (RecipeName::InputWise, _) => input_wise,
-            (RecipeName::Converge, TaskKind::Checkerboard) => Recipe {
-                weight_decay: 0.1,
-                curriculum_size: curriculum_side(task, height, width),
-                curriculum_share: 0.4,
-                ..input_wise
-            },
+            (RecipeName::Converge, TaskKind::Checkerboard) => {
+                let side = curriculum_side(task, height, width);
+                Recipe {
+                    weight_decay: 0.1,
+                    curriculum_size: side,
+                    curriculum_share: 0.4,
+                    // The starts are chosen among at the curriculum's end.
+                    starts: if side > 0 { 3 } else { 1 },
+                    ..input_wise
+                }
+            }
             (RecipeName::Converge, TaskKind::Gol) => Recipe {
                 hard_gates: 0.3,
                 ..paper
@@ -295,6 +309,13 @@ mod tests {
         let board = converge(TaskKind::Checkerboard, 16);
         assert_eq!(board.parametrization, Parametrization::InputWise);
         assert_eq!((board.weight_decay, board.curriculum_share), (0.1, 0.4));
+        assert_eq!(board.starts, 3);
+        let tiny = converge(TaskKind::Checkerboard, 4);
+        assert_eq!(
+            (tiny.curriculum_size, tiny.starts),
+            (0, 1),
+            "no curriculum, one start"
+        );
         let paper = Recipe::named(RecipeName::Paper, TaskKind::Gol, (3, 3));
         let async_board = converge(TaskKind::CheckerboardAsync, 14);
         assert_eq!(async_board.parametrization, Parametrization::Softmax);

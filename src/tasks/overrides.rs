@@ -40,11 +40,13 @@ pub enum Override {
     CurriculumSize(usize),
     /// Must lie in 0..=1.
     CurriculumShare(f32),
+    /// At least 1.
+    Starts(usize),
 }
 
 impl Override {
     /// The keys [`Override::from_str`] accepts.
-    pub const KEYS: [&'static str; 21] = [
+    pub const KEYS: [&'static str; 22] = [
         "epochs",
         "batch",
         "lr",
@@ -66,6 +68,7 @@ impl Override {
         "hard-gates",
         "curriculum-size",
         "curriculum-share",
+        "starts",
     ];
 
     pub fn apply(self, config: &mut ModelConfig, settings: &mut TrainSettings) {
@@ -97,6 +100,7 @@ impl Override {
             Override::HardGates(x) => recipe.hard_gates = x,
             Override::CurriculumSize(n) => recipe.curriculum_size = n,
             Override::CurriculumShare(x) => recipe.curriculum_share = x,
+            Override::Starts(n) => recipe.starts = n,
         }
         config.parametrization = settings.recipe.parametrization;
     }
@@ -116,6 +120,7 @@ impl FromStr for Override {
             expected,
         };
         let count = || value.parse::<usize>().map_err(|_| bad("a whole number"));
+        let positive_count = |what| Some(count()?).filter(|&k| k >= 1).ok_or_else(|| bad(what));
         let number = || value.parse::<f32>().map_err(|_| bad("a number"));
         let flag = || value.parse::<bool>().map_err(|_| bad("true or false"));
         let number_where = |ok: fn(f32) -> bool, what: &'static str| {
@@ -143,11 +148,9 @@ impl FromStr for Override {
             "discreteness" => Override::Discreteness(number()?),
             "straight-through" => Override::StraightThrough(share()?),
             "hardening" => Override::Hardening(share()?),
-            "loss-steps" => Override::LossSteps(
-                Some(count()?)
-                    .filter(|&k| k >= 1)
-                    .ok_or_else(|| bad("a whole number of steps, at least 1"))?,
-            ),
+            "loss-steps" => {
+                Override::LossSteps(positive_count("a whole number of steps, at least 1")?)
+            }
             "gate-noise" => {
                 Override::GateNoise(number_where(|x| x >= 0.0, "a scale of at least 0")?)
             }
@@ -158,6 +161,7 @@ impl FromStr for Override {
             "hard-gates" => Override::HardGates(share_of("a share of the gates from 0 to 1")?),
             "curriculum-size" => Override::CurriculumSize(count()?),
             "curriculum-share" => Override::CurriculumShare(share()?),
+            "starts" => Override::Starts(positive_count("a whole number of starts, at least 1")?),
             _ => {
                 return Err(OverrideError::Key {
                     key: key.to_string(),

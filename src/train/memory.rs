@@ -165,23 +165,37 @@ pub fn hard_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
 }
 
 /// Bytes a training run of `config` at `size` holds: its objective, the async fire
-/// masks, the model's logits and wires, AdamW's two moments and the rollback copy.
+/// masks, and one start's parameters ([`start_bytes`]).
 pub fn training_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
-    let params = product(&[config.gate_count(), 64 + 8 + 128 + 64])?;
-    evaluation_bytes(config, size)?.checked_add(params)
+    evaluation_bytes(config, size)?.checked_add(start_bytes(config)?)
+}
+
+/// Bytes one start of a run holds: the model's logits and wires, AdamW's two moments,
+/// the rollback copy and the best parameters.
+fn start_bytes(config: &ModelConfig) -> Option<u64> {
+    product(&[config.gate_count(), 64 + 8 + 128 + 64 + 64])
 }
 
 /// Bytes a training run of `config` with `settings` holds: [`training_bytes`] of its
-/// epochs, and the objective of the recipe's curriculum on its smaller grids.
+/// epochs, and the objective of the recipe's curriculum on its smaller grids; each of
+/// its other starts holds its parameters and two copies of its compiled wiring.
 pub fn training_run_bytes(config: &ModelConfig, settings: &TrainSettings) -> Option<u64> {
     let run = training_bytes(config, &RolloutSize::training(config, settings))?;
-    match settings.curriculum_config(config) {
-        Some(small) => {
-            let size = RolloutSize::training(&small, settings);
-            run.checked_add(evaluation_bytes(&small, &size)?)
-        }
-        None => Some(run),
-    }
+    let Some(small) = settings.curriculum_config(config) else {
+        return Some(run);
+    };
+    let small = evaluation_bytes(&small, &RolloutSize::training(&small, settings))?;
+    let rival = start_bytes(config)?.checked_add(wiring_bytes(config)?.checked_mul(2)?)?;
+    let rivals = rival.checked_mul(settings.recipe.starts.max(1) as u64 - 1)?;
+    run.checked_add(small)?.checked_add(rivals)
+}
+
+/// Bytes of a model's compiled wiring: three words and a flag per gate, and a gradient
+/// slot per row.
+fn wiring_bytes(config: &ModelConfig) -> Option<u64> {
+    let gates = config.gates_per_cell_step() as u64;
+    let rows = gates.checked_add((config.channels * PATCH) as u64)?;
+    gates.checked_mul(13)?.checked_add(rows.checked_mul(4)?)
 }
 
 /// Bytes an evaluation of `config` at `size` holds: its objective and fire masks.

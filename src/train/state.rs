@@ -4,8 +4,10 @@
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::model::gates::NUM_OPS;
 use crate::train::best::BestModel;
 use crate::train::optimizer::AdamWState;
+use crate::train::starts::Choice;
 
 /// The trainer's state after `epochs_done` epochs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -19,6 +21,28 @@ pub struct TrainerState {
     pub noise_rng: RngState,
     /// The best model so far (none in checkpoints written before it was kept).
     #[serde(default)]
+    pub best: Option<BestModel>,
+    /// Which of the recipe's starts the checkpoint's model is.
+    #[serde(default)]
+    pub start: usize,
+    /// The other starts, before the run chose among them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rivals: Vec<StartState>,
+    /// The start the run went on with, once it chose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<Choice>,
+}
+
+/// One of the starts besides the checkpoint's model: its logits (its wiring follows from
+/// its seed) and what it carries from epoch to epoch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StartState {
+    pub start: usize,
+    pub logits: Vec<[f32; NUM_OPS]>,
+    pub optimizer: AdamWState,
+    pub data_rng: RngState,
+    pub noise_rng: RngState,
     pub best: Option<BestModel>,
 }
 

@@ -16,8 +16,8 @@ use crate::model::network::Model;
 use crate::model::parametrization::Parametrization;
 use crate::tasks;
 use crate::train::best::{BestModel, Keep};
-use crate::train::objective::{Gradient, Metrics, Objective, SoftLoss};
-use crate::train::optimizer::{AdamW, AdamWConfig};
+use crate::train::objective::{CompiledWiring, Gradient, Metrics, Objective, SoftLoss};
+use crate::train::starts::{self, Choice, Progress, Rival};
 use crate::train::state::{RngState, TrainerState};
 
 /// What one epoch measured (before its optimizer step).
@@ -45,7 +45,7 @@ pub enum TrainError {
     StateMismatch { saved: usize, gates: usize },
     #[error(
         "given batches cannot replay a run whose recipe trains on smaller grids first \
-         (a curriculum); use --recipe paper, or --curriculum-share 0"
+         (a curriculum); use --recipe paper, or --curriculum-share 0 --starts 1"
     )]
     BatchesWithCurriculum,
     #[error("epoch {epoch} has no given batch: the batch file holds {given} batches")]
@@ -96,11 +96,8 @@ pub struct Trainer {
     pub model: Model,
     settings: TrainSettings,
     objective: Objective,
-    optimizer: AdamW,
-    data_rng: ChaCha8Rng,
-    /// Draws the gate noise of each epoch, apart from the data so that noise leaves the
-    /// batches as they were.
-    noise_rng: ChaCha8Rng,
+    /// What the model's start carries from epoch to epoch: optimizer, generators, best.
+    progress: Progress,
     noise: Vec<[f32; NUM_OPS]>,
     /// This epoch's gates that run their hard op in the soft rollout.
     hard_gates: Vec<bool>,
@@ -108,12 +105,13 @@ pub struct Trainer {
     curriculum: Option<Curriculum>,
     /// Initial grids of every epoch, when replaying a run instead of drawing them.
     given_batches: Option<Vec<Grids>>,
-    /// The logits before the last optimizer step, to roll back a step that diverged.
-    previous_logits: Vec<[f32; NUM_OPS]>,
     /// The last epoch that completed.
     epochs_done: usize,
-    /// The parameters that scored best so far.
-    best: Option<BestModel>,
+    /// The recipe's other starts, until the run chooses among them; the model is the
+    /// one that led after the last epoch.
+    rivals: Vec<Rival>,
+    /// The start the run went on with, once it chose.
+    chosen: Option<Choice>,
 }
 
 impl Trainer {
@@ -128,40 +126,30 @@ impl Trainer {
     }
 
     pub fn with_memory(model: Model, settings: TrainSettings, memory: ActivationMemory) -> Self {
-        let config = &model.config;
-        let new_objective = |config: &ModelConfig| {
-            let shape = (config.height, config.width);
-            let mut objective = Objective::new(&model, settings.batch, shape, config.steps, memory);
-            objective.set_loss_steps(settings.recipe.loss_steps);
-            objective
-        };
-        let objective = new_objective(config);
-        let curriculum = settings.curriculum_config(config).map(|config| Curriculum {
-            objective: new_objective(&config),
-            config,
-        });
-        let mut data_rng = ChaCha8Rng::seed_from_u64(settings.seed);
-        data_rng.set_stream(1);
-        let mut noise_rng = ChaCha8Rng::seed_from_u64(settings.seed);
-        noise_rng.set_stream(2);
-        let optimizer = AdamWConfig {
-            weight_decay: settings.recipe.weight_decay,
-            eps: settings.recipe.epsilon,
-            ..AdamWConfig::reference(settings.learning_rate)
+        let objective = new_objective(&model, &model.config, &settings, memory);
+        let curriculum = settings
+            .curriculum_config(&model.config)
+            .map(|config| Curriculum {
+                objective: new_objective(&model, &config, &settings, memory),
+                config,
+            });
+        let rivals = match &curriculum {
+            Some(_) => (1..settings.recipe.starts)
+                .map(|start| rival(start, &model.config, &settings))
+                .collect(),
+            None => Vec::new(),
         };
         Trainer {
-            optimizer: AdamW::new(optimizer, model.gate_count()),
-            previous_logits: model.logits.clone(),
+            progress: Progress::fresh(0, &model, &settings),
             objective,
             settings,
-            data_rng,
-            noise_rng,
             noise: Vec::new(),
             hard_gates: Vec::new(),
             curriculum,
             given_batches: None,
             epochs_done: 0,
-            best: None,
+            rivals,
+            chosen: None,
             model,
         }
     }
@@ -174,39 +162,62 @@ impl Trainer {
         state: TrainerState,
     ) -> Result<Self, TrainError> {
         let mut trainer = Self::new(model, settings);
-        let gates = trainer.model.gate_count();
-        let saved = state.optimizer.m.len();
+        trainer.rivals.clear();
+        trainer.progress.start = state.start;
         trainer
-            .optimizer
-            .restore(state.optimizer)
-            .map_err(|_| TrainError::StateMismatch { saved, gates })?;
-        trainer.data_rng = state.data_rng.to_rng();
-        trainer.noise_rng = state.noise_rng.to_rng();
+            .progress
+            .restore(state.optimizer, state.data_rng, state.noise_rng, state.best)?;
+        for saved in state.rivals {
+            let (config, settings) = (&trainer.model.config, &trainer.settings);
+            let mut rival = rival(saved.start, config, settings);
+            let gates = rival.model.logits.len();
+            if saved.logits.len() != gates {
+                let saved = saved.logits.len();
+                return Err(TrainError::StateMismatch { saved, gates });
+            }
+            rival.model.logits = saved.logits;
+            rival
+                .progress
+                .previous_logits
+                .clone_from(&rival.model.logits);
+            let p = &mut rival.progress;
+            p.restore(saved.optimizer, saved.data_rng, saved.noise_rng, saved.best)?;
+            trainer.rivals.push(rival);
+        }
         trainer.epochs_done = state.epochs_done;
-        trainer.best = state.best;
+        trainer.chosen = state.chosen;
         Ok(trainer)
     }
 
     /// What a checkpoint needs besides the model to continue this run exactly.
     pub fn state(&self) -> TrainerState {
+        let p = &self.progress;
         TrainerState {
             epochs_done: self.epochs_done,
-            optimizer: self.optimizer.state().clone(),
-            data_rng: RngState::of(&self.data_rng),
-            noise_rng: RngState::of(&self.noise_rng),
-            best: self.best.clone(),
+            optimizer: p.optimizer.state().clone(),
+            data_rng: RngState::of(&p.data_rng),
+            noise_rng: RngState::of(&p.noise_rng),
+            best: p.best.clone(),
+            start: p.start,
+            rivals: self.rivals.iter().map(Rival::state).collect(),
+            chosen: self.chosen,
         }
+    }
+
+    /// The start the run went on with, once it chose among the recipe's starts.
+    pub fn chosen(&self) -> Option<&Choice> {
+        self.chosen.as_ref()
     }
 
     /// The parameters whose hard circuit did best on its training batch so far, and the
     /// epoch that scored them (none before the first epoch).
     pub fn best(&self) -> Option<&BestModel> {
-        self.best.as_ref()
+        self.progress.best.as_ref()
     }
 
     /// The model to keep at the end of a run: the best so far, or the last.
     pub fn kept_model(&self, keep: Keep) -> Model {
-        match (keep, &self.best) {
+        match (keep, &self.progress.best) {
             (Keep::Best, Some(best)) => Model {
                 logits: best.logits.clone(),
                 ..self.model.clone()
@@ -263,7 +274,11 @@ impl Trainer {
             None => {
                 let config = &self.model.config;
                 let batch = self.settings.batch;
-                Ok(tasks::training_init(config, batch, &mut self.data_rng))
+                Ok(tasks::training_init(
+                    config,
+                    batch,
+                    &mut self.progress.data_rng,
+                ))
             }
         }
     }
@@ -275,7 +290,7 @@ impl Trainer {
             return;
         }
         let parametrization = self.model.config.parametrization;
-        let rng = &mut self.noise_rng;
+        let rng = &mut self.progress.noise_rng;
         self.noise.clear();
         self.noise
             .extend((0..self.model.gate_count()).map(|_| parametrization.noise(scale, &mut *rng)));
@@ -289,7 +304,7 @@ impl Trainer {
         if share == 0.0 {
             return;
         }
-        let rng = &mut self.noise_rng;
+        let rng = &mut self.progress.noise_rng;
         self.hard_gates.clear();
         self.hard_gates
             .extend((0..self.model.gate_count()).map(|_| rng.random_bool(f64::from(share))));
@@ -303,10 +318,20 @@ impl Trainer {
     /// the curriculum's smaller grids, drawn after the task's own batch, on which the
     /// hard circuit is scored: the hard loss and accuracy are always at the task's size.
     pub fn epoch(&mut self, epoch: usize) -> Result<EpochMetrics, TrainError> {
+        let metrics = if self.rivals.is_empty() {
+            self.start_epoch(epoch)?
+        } else {
+            self.epoch_of_starts(epoch)?
+        };
+        Ok(EpochMetrics { epoch, metrics })
+    }
+
+    /// [`Self::epoch`] of the model's own start.
+    fn start_epoch(&mut self, epoch: usize) -> Result<Metrics, TrainError> {
         let init = self.initial_grids(epoch)?;
         let config = &self.model.config;
         let target = tasks::target(config, &init, config.steps);
-        let masks = tasks::fire_masks(config, &init, config.steps, &mut self.data_rng);
+        let masks = tasks::fire_masks(config, &init, config.steps, &mut self.progress.data_rng);
         let s = &self.settings;
         let forward = match s.recipe.hardness(epoch, s.epochs) {
             0.0 => Forward::Soft,
@@ -341,14 +366,66 @@ impl Trainer {
         }
         self.step(epoch, small)?;
         // The step kept the parameters that this epoch scored in `previous_logits`.
-        BestModel::offer(
-            &mut self.best,
-            epoch,
-            metrics.hard_loss,
-            &self.previous_logits,
-        );
+        let p = &mut self.progress;
+        BestModel::offer(&mut p.best, epoch, metrics.hard_loss, &p.previous_logits);
         self.epochs_done = epoch;
-        Ok(EpochMetrics { epoch, metrics })
+        Ok(metrics)
+    }
+
+    /// Runs `epoch` for every start; the one that leads ([`starts::leader`]) becomes the
+    /// model, and the run chooses it when it is perfect or the curriculum ends. A start
+    /// that fails is dropped while others remain.
+    fn epoch_of_starts(&mut self, epoch: usize) -> Result<Metrics, TrainError> {
+        let mut rivals = std::mem::take(&mut self.rivals);
+        let own = (self.progress.start, self.start_epoch(epoch));
+        let mut results = vec![own];
+        for rival in &mut rivals {
+            self.swap(rival);
+            results.push((self.progress.start, self.start_epoch(epoch)));
+            self.swap(rival);
+        }
+        let scored: Vec<(usize, Metrics)> = results
+            .iter()
+            .filter_map(|(start, r)| r.as_ref().ok().map(|m| (*start, *m)))
+            .collect();
+        let Some(lead) = starts::leader(&scored) else {
+            let (_, own) = results.swap_remove(0);
+            return own;
+        };
+        if let Some(i) = rivals.iter().position(|r| r.progress.start == lead) {
+            self.swap(&mut rivals[i]);
+        }
+        let ok = |start: usize| scored.iter().any(|&(s, _)| s == start);
+        rivals.retain(|r| ok(r.progress.start));
+        let metrics = scored.iter().find(|&&(s, _)| s == lead).map(|&(_, m)| m);
+        let metrics = metrics.expect("the leader was scored");
+        let s = &self.settings;
+        let curriculum_ends = s.recipe.curriculum_side(epoch + 1, s.epochs).is_none();
+        let perfect = metrics.hard_loss == 0.0;
+        if perfect || curriculum_ends || rivals.is_empty() {
+            let s = &self.settings;
+            self.chosen = Some(Choice {
+                start: lead,
+                seed: starts::start_seed(s.seed, lead),
+                epoch,
+                perfect,
+            });
+        } else {
+            self.rivals = rivals;
+        }
+        Ok(metrics)
+    }
+
+    /// Exchanges the model, its progress and its objectives (compiled to its wiring)
+    /// with a rival's.
+    fn swap(&mut self, rival: &mut Rival) {
+        std::mem::swap(&mut self.model, &mut rival.model);
+        std::mem::swap(&mut self.progress, &mut rival.progress);
+        let [task_size, small] = &mut rival.wirings;
+        self.objective.swap_wiring(task_size);
+        if let Some(curriculum) = &mut self.curriculum {
+            curriculum.objective.swap_wiring(small);
+        }
     }
 
     /// The soft loss and gradient of a batch of the curriculum's smaller grids, drawn
@@ -363,9 +440,10 @@ impl Trainer {
     ) -> Metrics {
         let curriculum = self.curriculum.as_mut().expect("a curriculum epoch");
         let config = &curriculum.config;
-        let small_init = tasks::training_init(config, self.settings.batch, &mut self.data_rng);
+        let data_rng = &mut self.progress.data_rng;
+        let small_init = tasks::training_init(config, self.settings.batch, data_rng);
         let small_target = tasks::target(config, &small_init, config.steps);
-        let small_masks = tasks::fire_masks(config, &small_init, config.steps, &mut self.data_rng);
+        let small_masks = tasks::fire_masks(config, &small_init, config.steps, data_rng);
         let objective = &mut curriculum.objective;
         prepare(objective, forward, sharpness, &self.noise, &self.hard_gates);
         let model = &self.model;
@@ -399,14 +477,15 @@ impl Trainer {
             &self.model.logits,
             grads,
         );
-        self.previous_logits.copy_from_slice(&self.model.logits);
+        let p = &mut self.progress;
+        p.previous_logits.copy_from_slice(&self.model.logits);
         let s = &self.settings;
         let rate = s.recipe.learning_rate(s.learning_rate, epoch, s.epochs);
-        self.optimizer.set_learning_rate(rate);
-        self.optimizer
+        p.optimizer.set_learning_rate(rate);
+        p.optimizer
             .step(&mut self.model.logits, objective.logit_grads());
         if self.model.logits.iter().flatten().any(|l| !l.is_finite()) {
-            self.model.logits.copy_from_slice(&self.previous_logits);
+            self.model.logits.copy_from_slice(&p.previous_logits);
             return Err(TrainError::NonFiniteParameters { epoch });
         }
         Ok(())
@@ -459,9 +538,45 @@ pub fn fresh_model(
 ) -> Result<Model, ConfigError> {
     settings.validate(&config)?;
     config.parametrization = settings.recipe.parametrization;
-    let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed))?;
+    seeded_model(config, settings, settings.seed)
+}
+
+/// A model of `config` wired and initialised from `seed` with the recipe's pass-through.
+fn seeded_model(
+    config: ModelConfig,
+    settings: &TrainSettings,
+    seed: u64,
+) -> Result<Model, ConfigError> {
+    let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(seed))?;
     model.set_pass_through(settings.recipe.pass_through);
     Ok(model)
+}
+
+/// Start `start` of the run, fresh: its model of the run's `config` wired and
+/// initialised from the start's own seed.
+fn rival(start: usize, config: &ModelConfig, settings: &TrainSettings) -> Rival {
+    let seed = starts::start_seed(settings.seed, start);
+    let model = seeded_model(config.clone(), settings, seed)
+        .expect("the run's model was built from this config");
+    let wiring = CompiledWiring::of(&model);
+    Rival {
+        progress: Progress::fresh(start, &model, settings),
+        wirings: [wiring.clone(), wiring],
+        model,
+    }
+}
+
+/// The objective of `model` (compiled to its wiring) on the grids of `config`.
+fn new_objective(
+    model: &Model,
+    config: &ModelConfig,
+    settings: &TrainSettings,
+    memory: ActivationMemory,
+) -> Objective {
+    let shape = (config.height, config.width);
+    let mut objective = Objective::new(model, settings.batch, shape, config.steps, memory);
+    objective.set_loss_steps(settings.recipe.loss_steps);
+    objective
 }
 
 /// Trains a fresh [`Trainer`] for `settings.epochs` epochs; see [`run`].

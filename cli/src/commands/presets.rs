@@ -102,6 +102,9 @@ fn recipe(r: &Recipe) -> String {
         let share = (r.curriculum_share * 100.0).round();
         changes.push(format!("{side}x{side} first {share}%"));
     }
+    if r.starts > 1 {
+        changes.push(format!("{} starts", r.starts));
+    }
     match (changes.is_empty(), r.name) {
         (true, RecipeName::Paper) => "paper".to_string(),
         (true, name) => format!("{} (the paper's settings)", name.name()),

@@ -121,6 +121,11 @@ impl Progress {
         Ok(())
     }
 
+    /// A line beside the progress bar, e.g. an event of the run.
+    pub fn note(&self, line: &str) {
+        self.bar.suspend(|| eprintln!("{line}"));
+    }
+
     pub fn finish(self) {
         self.bar.finish_and_clear();
     }

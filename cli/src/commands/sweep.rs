@@ -34,7 +34,7 @@ pub struct SweepArgs {
     pub seeds: Seeds,
     /// KEY=V1,V2,...: one setting per value; several --set give every combination.
     /// Keys: epochs, batch, lr, steps, periodic, recipe, parametrization, pass-through,
-    /// weight-decay, epsilon, warmup, cosine, discreteness, straight-through, hardening, loss-steps, gate-noise, sharpen, hard-gates, curriculum-size, curriculum-share.
+    /// weight-decay, epsilon, warmup, cosine, discreteness, straight-through, hardening, loss-steps, gate-noise, sharpen, hard-gates, curriculum-size, curriculum-share, starts.
     #[arg(long = "set", value_name = "KEY=VALUES")]
     pub sets: Vec<String>,
     /// Keep training after a run is solved (default: stop it there).

@@ -113,6 +113,7 @@ fn overrides(args: &TrainArgs) -> Vec<Override> {
         args.hard_gates.map(Override::HardGates),
         args.curriculum_size.map(Override::CurriculumSize),
         args.curriculum_share.map(Override::CurriculumShare),
+        args.starts.map(|n| Override::Starts(n as usize)),
     ]
     .into_iter()
     .flatten()

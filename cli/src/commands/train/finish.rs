@@ -9,7 +9,7 @@ use logicars::io::checkpoint_file::{self, RunOutputs};
 use logicars::io::model_file;
 use logicars::model::network::Model;
 use logicars::train::verify::{fresh_check, FRESH_GRIDS, FRESH_SEED};
-use logicars::train::{EpochMetrics, Keep, TrainError, TrainSummary, Trainer};
+use logicars::train::{Choice, EpochMetrics, Keep, TrainError, TrainSummary, Trainer};
 use logicars::views::plot;
 
 use super::checkpoint::save_checkpoint;
@@ -32,6 +32,10 @@ impl End<'_> {
         self.remove_checkpoint()?;
         print_summary(&TrainSummary::of(self.history), wall_s, ran, self.outputs);
         self.print_kept();
+        if let Some(choice) = self.trainer.chosen() {
+            let starts = self.trainer.settings().recipe.starts;
+            println!("start:        {}", choice_text(choice, starts));
+        }
         print_fresh_check(&self.trainer.kept_model(self.keep));
         Ok(())
     }
@@ -94,6 +98,19 @@ impl End<'_> {
             _ => Ok(()),
         }
     }
+}
+
+/// Which start a run went on with, and why.
+pub(super) fn choice_text(choice: &Choice, starts: usize) -> String {
+    let why = match choice.perfect {
+        true => "its hard circuit was perfect",
+        false => "lowest soft loss at the curriculum's end",
+    };
+    format!(
+        "going on with start {} of {starts} (seed {}): {why}",
+        choice.start + 1,
+        choice.seed
+    )
 }
 
 /// The loss plot and a rollout GIF of the trained model.

@@ -21,7 +21,7 @@ use session::{CheckpointEvery, Session};
 pub use stop::Interrupted;
 
 /// Every flag that sets up a run, which `--resume` takes from the checkpoint instead.
-const RUN_FLAGS: [&str; 34] = [
+const RUN_FLAGS: [&str; 35] = [
     "task",
     "small",
     "epochs",
@@ -54,6 +54,7 @@ const RUN_FLAGS: [&str; 34] = [
     "hard_gates",
     "curriculum_size",
     "curriculum_share",
+    "starts",
     "init_params",
     "batches",
 ];
@@ -191,6 +192,11 @@ pub struct TrainArgs {
     /// [default: the recipe's].
     #[arg(long, value_name = "SHARE", value_parser = share_of_run)]
     pub curriculum_share: Option<f32>,
+    /// Train this many models, each wired and initialised from its own seed, through the
+    /// curriculum and go on with the one that leads at its end (or the first whose hard
+    /// circuit is perfect); needs a curriculum [default: the recipe's].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub starts: Option<u64>,
     /// Start from these parameters (wires and logits of each layer, as in a model file)
     /// instead of drawing them from the seed, e.g. to replay another implementation's run.
     #[arg(long, value_name = "FILE")]

@@ -14,6 +14,7 @@ use logicars::train::{self, EpochMetrics, Keep, Trainer};
 
 use super::checkpoint::save_checkpoint;
 use super::configure::{check_run_outputs, configure, ensure_training_fits, outputs, run_files};
+use super::finish::choice_text;
 use super::stop::StopRequest;
 use super::TrainArgs;
 use crate::commands::compute_time::{self, ComputeClock};
@@ -140,6 +141,7 @@ impl Session {
             clock.pause();
             history.push(*m);
             let mut step = progress.record(m);
+            note_choice(trainer, m.epoch, &progress);
             if step.is_ok() && m.epoch < epochs && schedule.due(m.epoch) {
                 step = save_checkpoint(trainer, &history, &outputs, keep);
             }
@@ -210,6 +212,14 @@ fn with_batches(trainer: Trainer, path: Option<&Path>) -> Result<Trainer> {
         );
     }
     Ok(trainer.with_batches(batches)?)
+}
+
+/// Says which start the run goes on with, after the epoch that chose it.
+fn note_choice(trainer: &Trainer, epoch: usize, progress: &Progress) {
+    if let Some(choice) = trainer.chosen().filter(|c| c.epoch == epoch) {
+        let starts = trainer.settings().recipe.starts;
+        progress.note(&format!("epoch {epoch}: {}", choice_text(choice, starts)));
+    }
 }
 
 fn announce(trainer: &Trainer, threads: usize) {
