@@ -50,7 +50,7 @@ fn recipes(c: &mut Criterion) {
         ("checkerboard/paper", vec!["recipe=paper"]),
         // The default recipe at the task's size (after its curriculum), and within its
         // curriculum (a run so long that every timed epoch is one of its first 40%), with
-        // one start and with its three. A learning rate of 0 costs the same work and
+        // one start and with its four. A learning rate of 0 costs the same work and
         // keeps the starts from reaching a perfect circuit, which ends them.
         (
             "checkerboard/converge",
@@ -61,7 +61,7 @@ fn recipes(c: &mut Criterion) {
             vec!["epochs=100000000", "lr=0", "starts=1"],
         ),
         (
-            "checkerboard/converge-curriculum/3-starts",
+            "checkerboard/converge-curriculum/4-starts",
             vec!["epochs=100000000", "lr=0"],
         ),
         ("checkerboard/input-wise", vec!["recipe=input-wise"]),

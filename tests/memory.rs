@@ -89,14 +89,22 @@ fn training_run(starts: usize) -> (u64, u64) {
 fn other_starts_allocate_about_their_estimate() {
     let (one_estimate, one_peak) = training_run(1);
     let (three_estimate, three_peak) = training_run(3);
+    for (estimate, peak) in [(one_estimate, one_peak), (three_estimate, three_peak)] {
+        assert!(
+            peak <= estimate,
+            "a run's peak {peak} above its estimate {estimate}"
+        );
+    }
     let (estimate, peak) = (three_estimate - one_estimate, three_peak - one_peak);
     let ratio = estimate as f64 / peak as f64;
     eprintln!(
         "two more starts: estimate {estimate}, peak {peak}, ratio {ratio:.3} \
          (whole runs: {one_estimate} / {one_peak}, {three_estimate} / {three_peak})"
     );
+    // The starts' parameters and wirings, and what the shared workspaces grow by for a
+    // wiring that needs more gradient rows (which the run's own estimate bounds).
     assert!(
-        (0.95..=1.1).contains(&ratio),
+        (0.85..=1.1).contains(&ratio),
         "two more starts: estimate {estimate} bytes, peak {peak}"
     );
 }

@@ -251,12 +251,12 @@ fn fails_with(args: &[&str], needle: &str) {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
-/// The default checkerboard recipe chooses among 3 starts at its curriculum's end.
+/// The default checkerboard recipe chooses among 4 starts at its curriculum's end.
 #[test]
 fn starts_without_a_curriculum_are_a_one_line_error() {
     fails_with(
         &["train", "checkerboard", "--curriculum-share", "0"],
-        "3 starts need a curriculum: the run chooses among them when the curriculum ends",
+        "4 starts need a curriculum: the run chooses among them when the curriculum ends",
     );
     fails_with(&["train", "checkerboard", "--starts", "0"], "--starts");
 }

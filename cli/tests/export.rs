@@ -133,11 +133,15 @@ fn verilog_module_matches_the_models_hard_step() {
 /// netlist still computes the hard step of every channel the target depends on.
 #[test]
 fn pruned_netlist_of_a_trained_model_matches_its_hard_step() {
-    use logicars::train::train;
-    let (config, mut settings) = preset(TaskKind::Checkerboard, true);
-    settings.epochs = 250;
-    let model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(settings.seed)).unwrap();
-    let (trainer, summary, _) = train(model, settings, |_| {});
+    use logicars::train::{run, Trainer};
+    use std::ops::ControlFlow;
+    let (config, settings) = preset(TaskKind::Checkerboard, true);
+    // Trained until its hard circuit is first perfect.
+    let trainer = Trainer::from_seed(config, settings).unwrap();
+    let (trainer, summary, _) = run(trainer, |_, m| match m.metrics.hard_loss {
+        0.0 => ControlFlow::Break(()),
+        _ => ControlFlow::Continue(()),
+    });
     assert!(
         summary.first_perfect_epoch.is_some(),
         "the small preset converges"

@@ -3,7 +3,8 @@
 //!
 //! Whether a checkerboard run leaves the plateau where every output is 0.5 in time is
 //! set by its wiring and initial parameters, and it shows by the curriculum's end, while
-//! epochs are still cheap: three curriculum epochs cost less than one at the task's size.
+//! epochs are still cheap: an 8x8 curriculum epoch of the reference checkerboard costs a
+//! quarter of one at its 16x16 size.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
