@@ -403,7 +403,6 @@ impl Trainer {
         let curriculum_ends = s.recipe.curriculum_side(epoch + 1, s.epochs).is_none();
         let perfect = metrics.hard_loss == 0.0;
         if perfect || curriculum_ends || rivals.is_empty() {
-            let s = &self.settings;
             self.chosen = Some(Choice {
                 start: lead,
                 seed: starts::start_seed(s.seed, lead),
@@ -416,8 +415,8 @@ impl Trainer {
         Ok(metrics)
     }
 
-    /// Exchanges the model, its progress and its objectives (compiled to its wiring)
-    /// with a rival's.
+    /// Exchanges the model, its progress and the wiring the objectives run with a
+    /// rival's.
     fn swap(&mut self, rival: &mut Rival) {
         std::mem::swap(&mut self.model, &mut rival.model);
         std::mem::swap(&mut self.progress, &mut rival.progress);

@@ -38,11 +38,22 @@ fn svg_of(
 }
 
 /// Soft and hard loss per epoch on a log scale.
-pub fn loss_svg(metrics: &[EpochMetrics], title: &str) -> Result<String, PlotError> {
-    svg_of("the loss plot", |svg| draw_loss(svg, metrics, title))
+pub fn loss_svg(
+    metrics: &[EpochMetrics],
+    title: &str,
+    mark: Option<(usize, &str)>,
+) -> Result<String, PlotError> {
+    svg_of("the loss plot", |svg| draw_loss(svg, metrics, title, mark))
 }
 
-fn draw_loss(svg: &mut String, metrics: &[EpochMetrics], title: &str) -> PlotResult {
+/// `mark`: an epoch to draw as a vertical line, with its label (where a run chose its
+/// start, and its soft loss moves from the curriculum's grids to the task's).
+fn draw_loss(
+    svg: &mut String,
+    metrics: &[EpochMetrics],
+    title: &str,
+    mark: Option<(usize, &str)>,
+) -> PlotResult {
     let root = SVGBackend::with_string(svg, (800, 450)).into_drawing_area();
     root.fill(&WHITE)?;
     let epochs = metrics.last().map_or(1, |m| m.epoch) as f64;
@@ -81,6 +92,13 @@ fn draw_loss(svg: &mut String, metrics: &[EpochMetrics], title: &str) -> PlotRes
         ))?
         .label("hard loss")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
+    if let Some((epoch, label)) = mark {
+        let x = epoch as f64;
+        chart
+            .draw_series(LineSeries::new([(x, LOG_FLOOR), (x, top)], BLACK.mix(0.4)))?
+            .label(label)
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.4)));
+    }
     draw_legend(&mut chart)?;
     root.present()?;
     Ok(())
@@ -275,10 +293,14 @@ mod tests {
 
     #[test]
     fn loss_plot_is_an_svg_with_both_curves() {
-        let svg = loss_svg(&metrics(), "test run").unwrap();
+        let svg = loss_svg(&metrics(), "test run", None).unwrap();
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
         assert!(svg.contains("soft loss") && svg.contains("hard loss") && svg.contains("test run"));
-        assert!(svg.matches("<polyline").count() >= 2, "two curves");
+        let lines = svg.matches("<polyline").count();
+        assert!(lines >= 2, "two curves");
+        let marked = loss_svg(&metrics(), "test run", Some((20, "start 2 of 4 chosen"))).unwrap();
+        assert!(marked.contains("start 2 of 4 chosen"));
+        assert!(marked.matches("<polyline").count() > lines, "and the mark");
     }
 
     #[test]

@@ -73,7 +73,12 @@ impl End<'_> {
         model_file::save_trained(&model, Some(settings), &self.outputs.model)?;
         if let Some(dir) = &self.outputs.artefacts {
             let title = format!("{} (seed {})", model.config.task.name(), settings.seed);
-            write_artefacts(&model, self.history, &title, settings.seed, dir)?;
+            let mark = self.trainer.chosen().map(|c| {
+                let label = format!("start {} of {} chosen", c.start + 1, settings.recipe.starts);
+                (c.epoch, label)
+            });
+            let mark = mark.as_ref().map(|(epoch, label)| (*epoch, label.as_str()));
+            write_artefacts(&model, self.history, (&title, settings.seed), mark, dir)?;
         }
         Ok(())
     }
@@ -113,15 +118,16 @@ pub(super) fn choice_text(choice: &Choice, starts: usize) -> String {
     )
 }
 
-/// The loss plot and a rollout GIF of the trained model.
+/// The loss plot (marking the epoch the run chose its start) and a rollout GIF of the
+/// trained model; `title` names the task and seed.
 fn write_artefacts(
     model: &Model,
     history: &[EpochMetrics],
-    title: &str,
-    seed: u64,
+    (title, seed): (&str, u64),
+    mark: Option<(usize, &str)>,
     dir: &Path,
 ) -> Result<()> {
-    let svg = plot::loss_svg(history, title)?;
+    let svg = plot::loss_svg(history, title, mark)?;
     write_atomically(&dir.join("loss.svg"), svg.as_bytes()).context("writing loss.svg")?;
     training_gif(model, seed, &dir.join("rollout.gif"))
 }
