@@ -86,7 +86,9 @@ pub fn run(
             Ok(m) => {
                 outcome.epochs = epoch;
                 outcome.last = Some(m.metrics);
-                let solved = m.metrics.hard_loss == 0.0 && all_boards_right(&trainer.model);
+                // The parameters this epoch scored (the kept ones), not those after its step.
+                let solved =
+                    m.metrics.hard_loss == 0.0 && all_boards_right(&trainer.kept_model(Keep::Best));
                 if solved && outcome.solved_at.is_none() {
                     outcome.solved_at = Some(epoch);
                     if stop_when_solved {
