@@ -137,6 +137,19 @@ pub(crate) struct Rival {
 }
 
 impl Rival {
+    /// Puts a fresh start (wired from its seed) where the checkpoint left it.
+    pub fn restore(&mut self, saved: StartState) -> Result<(), TrainError> {
+        let gates = self.model.logits.len();
+        if saved.logits.len() != gates {
+            let saved = saved.logits.len();
+            return Err(TrainError::StateMismatch { saved, gates });
+        }
+        self.model.logits = saved.logits;
+        let p = &mut self.progress;
+        p.previous_logits.clone_from(&self.model.logits);
+        p.restore(saved.optimizer, saved.data_rng, saved.noise_rng, saved.best)
+    }
+
     /// What a checkpoint keeps of it: its logits (the wiring follows from its seed) and
     /// its progress.
     pub fn state(&self) -> StartState {

@@ -126,6 +126,18 @@ impl Trainer {
     }
 
     pub fn with_memory(model: Model, settings: TrainSettings, memory: ActivationMemory) -> Self {
+        let mut trainer = Self::one_start(model, settings, memory);
+        if trainer.curriculum.is_some() {
+            let (config, settings) = (&trainer.model.config, &trainer.settings);
+            trainer.rivals = (1..settings.recipe.starts)
+                .map(|start| rival(start, config, settings))
+                .collect();
+        }
+        trainer
+    }
+
+    /// The trainer of `model` as start 0, without the recipe's other starts.
+    fn one_start(model: Model, settings: TrainSettings, memory: ActivationMemory) -> Self {
         let objective = new_objective(&model, &model.config, &settings, memory);
         let curriculum = settings
             .curriculum_config(&model.config)
@@ -133,12 +145,6 @@ impl Trainer {
                 objective: new_objective(&model, &config, &settings, memory),
                 config,
             });
-        let rivals = match &curriculum {
-            Some(_) => (1..settings.recipe.starts)
-                .map(|start| rival(start, &model.config, &settings))
-                .collect(),
-            None => Vec::new(),
-        };
         Trainer {
             progress: Progress::fresh(0, &model, &settings),
             objective,
@@ -148,7 +154,7 @@ impl Trainer {
             curriculum,
             given_batches: None,
             epochs_done: 0,
-            rivals,
+            rivals: Vec::new(),
             chosen: None,
             model,
         }
@@ -161,8 +167,7 @@ impl Trainer {
         settings: TrainSettings,
         state: TrainerState,
     ) -> Result<Self, TrainError> {
-        let mut trainer = Self::new(model, settings);
-        trainer.rivals.clear();
+        let mut trainer = Self::one_start(model, settings, ActivationMemory::default());
         trainer.progress.start = state.start;
         trainer
             .progress
@@ -170,18 +175,7 @@ impl Trainer {
         for saved in state.rivals {
             let (config, settings) = (&trainer.model.config, &trainer.settings);
             let mut rival = rival(saved.start, config, settings);
-            let gates = rival.model.logits.len();
-            if saved.logits.len() != gates {
-                let saved = saved.logits.len();
-                return Err(TrainError::StateMismatch { saved, gates });
-            }
-            rival.model.logits = saved.logits;
-            rival
-                .progress
-                .previous_logits
-                .clone_from(&rival.model.logits);
-            let p = &mut rival.progress;
-            p.restore(saved.optimizer, saved.data_rng, saved.noise_rng, saved.best)?;
+            rival.restore(saved)?;
             trainer.rivals.push(rival);
         }
         trainer.epochs_done = state.epochs_done;
