@@ -8,6 +8,7 @@ use crate::automaton::grid::Grids;
 use crate::automaton::masks::FireMasks;
 use crate::automaton::patch_shifts::PatchShifts;
 use crate::kernels::hard::{self as kernel, TruthMasks, HARD_TILE, WORDS};
+use crate::kernels::table::{table, Table};
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
 
@@ -21,7 +22,7 @@ pub struct HardRollout {
     stride: usize,
     shifts: PatchShifts,
     /// Each tile's circuit rows (patch, then gates).
-    bits: Vec<Vec<u64>>,
+    bits: Vec<Table<u64>>,
 }
 
 impl HardRollout {
@@ -43,7 +44,9 @@ impl HardRollout {
             next: vec![0; len],
             stride,
             shifts,
-            bits: vec![vec![0; circuit.rows() * WORDS]; tiles],
+            bits: (0..tiles)
+                .map(|_| table(0, circuit.rows() * WORDS))
+                .collect(),
             geometry,
         }
     }

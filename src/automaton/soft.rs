@@ -20,6 +20,7 @@ use crate::automaton::soft_tiles::{
     sum_in_tile_order, write_outputs,
 };
 use crate::kernels::soft::{self as kernel, BackwardPlan, TILE};
+use crate::kernels::table::{self, table, Table};
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
 
@@ -48,16 +49,16 @@ pub struct SoftRollout {
     memory: ActivationMemory,
     /// Tile-blocked states: `steps + 1` of them (state `t` is the grid before step `t`),
     /// or two used in turn in [`ActivationMemory::ForwardOnly`].
-    states: Vec<f32>,
+    states: Table<f32>,
     /// Store mode: the activations of every (step, tile).
-    stored_acts: Vec<Vec<f32>>,
+    stored_acts: Vec<Table<f32>>,
     /// One scratch table pair per worker thread, so memory does not grow with the grid.
     workspaces: Vec<Mutex<Workspace>>,
     /// The lengths of a workspace's activations and gradients.
     workspace_lens: (usize, usize),
-    patch_grads: Vec<f32>,
-    state_grads: Vec<f32>,
-    next_state_grads: Vec<f32>,
+    patch_grads: Table<f32>,
+    state_grads: Table<f32>,
+    next_state_grads: Table<f32>,
     /// Per-tile coefficient gradients, allocated by the first backward pass.
     tile_coef_grads: Vec<Vec<[f64; 4]>>,
     params: usize,
@@ -73,8 +74,8 @@ pub struct SoftRollout {
 /// Scratch activations and gradients of one tile (`rows x TILE` each), allocated when a
 /// thread first needs them, so a rollout that never runs holds none.
 struct Workspace {
-    acts: Vec<f32>,
-    grads: Vec<f32>,
+    acts: Table<f32>,
+    grads: Table<f32>,
 }
 
 impl Workspace {
@@ -128,13 +129,13 @@ impl SoftRollout {
             channels,
             steps,
             memory,
-            states: vec![0.0; kept_states * state_len],
-            stored_acts: vec![vec![0.0; rows * TILE]; stored],
+            states: table(0.0, kept_states * state_len),
+            stored_acts: (0..stored).map(|_| table(0.0, rows * TILE)).collect(),
             workspaces: (0..workers)
                 .map(|_| {
                     Mutex::new(Workspace {
-                        acts: Vec::new(),
-                        grads: Vec::new(),
+                        acts: table(0.0, 0),
+                        grads: table(0.0, 0),
                     })
                 })
                 .collect(),
@@ -146,9 +147,9 @@ impl SoftRollout {
                     0
                 },
             ),
-            patch_grads: vec![0.0; grad_len * PATCH],
-            state_grads: vec![0.0; grad_len],
-            next_state_grads: vec![0.0; grad_len],
+            patch_grads: table(0.0, grad_len * PATCH),
+            state_grads: table(0.0, grad_len),
+            next_state_grads: table(0.0, grad_len),
             tile_coef_grads: Vec::new(),
             params,
             plan,
@@ -257,7 +258,7 @@ impl SoftRollout {
         }
         let len = self.state_len();
         let tile_len = circuit.channels * TILE;
-        let mut states = std::mem::take(&mut self.states);
+        let mut states = table::take(&mut self.states);
         let mut windows: Vec<Vec<&mut [f32]>> = self.runs.iter().map(|_| Vec::new()).collect();
         for slot in states.chunks_mut(len) {
             for (run, window) in windows
@@ -291,7 +292,7 @@ impl SoftRollout {
     ) {
         let len = self.state_len();
         let tiles = self.geometry.tiles();
-        let mut states = std::mem::take(&mut self.states);
+        let mut states = table::take(&mut self.states);
         let mut stored = std::mem::take(&mut self.stored_acts);
         for t in 0..self.steps {
             let mut slots: Vec<&mut [f32]> = states.chunks_mut(len).collect();
@@ -318,7 +319,7 @@ impl SoftRollout {
         (t, first): (usize, usize),
         prev: &[f32],
         next: &mut [f32],
-        stored: Option<&mut [Vec<f32>]>,
+        stored: Option<&mut [Table<f32>]>,
     ) {
         let work = |i: usize, next_tile: &mut [f32], acts: &mut [f32]| {
             let tile = (first + i, first);
@@ -362,9 +363,9 @@ impl SoftRollout {
             self.tile_coef_grads = vec![vec![[0.0; 4]; self.params]; self.geometry.tiles()];
         }
         let mut tile_coef_grads = std::mem::take(&mut self.tile_coef_grads);
-        let mut patch_grads = std::mem::take(&mut self.patch_grads);
-        let mut state_grads = std::mem::take(&mut self.state_grads);
-        let mut next_grads = std::mem::take(&mut self.next_state_grads);
+        let mut patch_grads = table::take(&mut self.patch_grads);
+        let mut state_grads = table::take(&mut self.state_grads);
+        let mut next_grads = table::take(&mut self.next_state_grads);
         tile_coef_grads
             .par_iter_mut()
             .for_each(|g| g.fill([0.0; 4]));

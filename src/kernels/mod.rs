@@ -10,3 +10,4 @@ pub mod soft;
 mod soft_avx2;
 #[cfg(target_arch = "x86_64")]
 mod soft_avx512;
+pub mod table;
