@@ -39,6 +39,13 @@ pub trait GateBackward {
     ) -> [f32; 4];
 }
 
+/// One gate's forward over a tile's lanes: `out = soft_gate(c, a, b)` in every lane
+/// (`(c0 + c2*b) + a*(c1 + c3*b)`, three fused multiply-adds). Every implementation
+/// gives the same bits.
+pub trait GateForward {
+    fn gate(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes);
+}
+
 /// Implements [`GateBackward`] for `$kernel` with an intrinsics function
 /// `$lanes::<STORE_A, STORE_B>(c, a, b, g, ga, gb)` that takes the gradient rows as
 /// pointers (equal for a shared row, which then takes `a`'s gradient first and adds

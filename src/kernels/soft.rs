@@ -1,13 +1,14 @@
 //! Soft (training) evaluation of a circuit on one tile of lanes, forward and backward.
 //!
 //! Activations are `rows x TILE` floats: a row holds one gate's value in every lane, so a
-//! gate is a straight loop over `TILE` lanes, and the compiler turns it into SIMD for each
-//! [`SimdLevel`](crate::kernels::simd::SimdLevel). Every multiply-add that is fused is
+//! gate is a straight loop over `TILE` lanes: a portable one that the compiler vectorizes
+//! for the baseline, and intrinsics for AVX2 and AVX-512
+//! ([`SimdLevel`](crate::kernels::simd::SimdLevel)). Every multiply-add that is fused is
 //! written as `mul_add` and every sum has a fixed order, so every level gives the same
 //! bits as the scalar references below.
 
 pub use crate::kernels::lanes::TILE;
-use crate::kernels::lanes::{GateBackward, InputRows, Lanes, PARTIALS};
+use crate::kernels::lanes::{GateBackward, GateForward, InputRows, Lanes, PARTIALS};
 use crate::kernels::simd::multiversioned;
 use crate::model::circuit::GateRef;
 use crate::model::gates::{add_soft_gate_coef_grads, soft_gate, soft_gate_input_grads};
@@ -134,19 +135,23 @@ multiversioned! {
         coefs: &[[f32; 4]],
         input_rows: usize,
         acts: &mut [f32],
-    ) => forward_body
+    ) => forward_with::<Portable>,
+        avx2 => forward_with::<super::soft_avx2::Avx2>,
+        avx512 => forward_with::<super::soft_avx512::Avx512>
 }
 
+/// The gate loop of [`forward`], shared by every level; `K` does one gate's lanes.
 #[inline(always)]
-fn forward_body(gates: &[GateRef], coefs: &[[f32; 4]], input_rows: usize, acts: &mut [f32]) {
+fn forward_with<K: GateForward>(
+    gates: &[GateRef],
+    coefs: &[[f32; 4]],
+    input_rows: usize,
+    acts: &mut [f32],
+) {
     for (i, gate) in gates.iter().enumerate() {
         let (inputs, rest) = acts.split_at_mut((input_rows + i) * TILE);
         let (a, b) = (row(inputs, gate.a as usize), row(inputs, gate.b as usize));
-        let out = row_mut(rest, 0);
-        let c = &coefs[gate.param as usize];
-        for l in 0..TILE {
-            out[l] = soft_gate(c, a[l], b[l]);
-        }
+        K::gate(&coefs[gate.param as usize], a, b, row_mut(rest, 0));
     }
 }
 
@@ -243,6 +248,15 @@ impl GateBackward for Portable {
             },
         };
         partials.map(sum_partials)
+    }
+}
+
+impl GateForward for Portable {
+    #[inline(always)]
+    fn gate(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
+        for l in 0..TILE {
+            out[l] = soft_gate(c, a[l], b[l]);
+        }
     }
 }
 

@@ -10,7 +10,9 @@ use std::arch::x86_64::{
     _mm_add_ps, _mm_movehl_ps, _mm_movelh_ps, _mm_storeu_ps, _mm_unpackhi_ps, _mm_unpacklo_ps,
 };
 
-use super::lanes::{gate_backward_by_pointers, GateBackward, InputRows, Lanes, PARTIALS, TILE};
+use super::lanes::{
+    gate_backward_by_pointers, GateBackward, GateForward, InputRows, Lanes, PARTIALS, TILE,
+};
 
 /// The AVX2 gate kernel of [`super::soft::backward`].
 pub struct Avx2;
@@ -19,6 +21,37 @@ pub struct Avx2;
 const WIDTH: usize = 8;
 
 gate_backward_by_pointers!(Avx2, lanes, "AVX2");
+
+impl GateForward for Avx2 {
+    #[inline(always)]
+    fn gate(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
+        // SAFETY: `Avx2` runs only inside `multiversioned!`'s AVX2 wrapper, which checked
+        // the CPU.
+        unsafe { forward_lanes(c, a, b, out) }
+    }
+}
+
+/// One gate's forward, eight lanes a step, the coefficients broadcast from memory.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn forward_lanes(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
+    let [c0, c1, c2, c3] = c.map(|x| _mm256_set1_ps(x));
+    for chunk in 0..TILE / WIDTH {
+        let l = chunk * WIDTH;
+        // SAFETY: l + WIDTH <= TILE, the length of every row here.
+        unsafe {
+            let (av, bv) = (
+                _mm256_loadu_ps(a.as_ptr().add(l)),
+                _mm256_loadu_ps(b.as_ptr().add(l)),
+            );
+            let v = _mm256_fmadd_ps(av, _mm256_fmadd_ps(c3, bv, c1), _mm256_fmadd_ps(c2, bv, c0));
+            _mm256_storeu_ps(out.as_mut_ptr().add(l), v);
+        }
+    }
+}
 
 /// One gate over the tile, eight lanes a step; `STORE_*` store rather than add.
 ///

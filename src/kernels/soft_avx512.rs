@@ -11,7 +11,9 @@ use std::arch::x86_64::{
     _mm512_setzero_ps, _mm512_storeu_ps,
 };
 
-use super::lanes::{gate_backward_by_pointers, GateBackward, InputRows, Lanes, PARTIALS, TILE};
+use super::lanes::{
+    gate_backward_by_pointers, GateBackward, GateForward, InputRows, Lanes, PARTIALS, TILE,
+};
 use super::soft_avx2::tree_sum;
 
 /// The AVX-512 gate kernel of [`super::soft::backward`].
@@ -22,6 +24,38 @@ const WIDTH: usize = 16;
 const _: () = assert!(WIDTH == PARTIALS);
 
 gate_backward_by_pointers!(Avx512, lanes, "AVX-512");
+
+impl GateForward for Avx512 {
+    #[inline(always)]
+    fn gate(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
+        // SAFETY: `Avx512` runs only inside `multiversioned!`'s AVX-512 wrapper, which
+        // checked the CPU.
+        unsafe { forward_lanes(c, a, b, out) }
+    }
+}
+
+/// One gate's forward, sixteen lanes a step. The coefficients are broadcast straight
+/// from memory (a load, not a shuffle that would take a multiply-add's port).
+///
+/// # Safety
+/// The CPU has AVX-512F and FMA.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+unsafe fn forward_lanes(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
+    let [c0, c1, c2, c3] = c.map(|x| _mm512_set1_ps(x));
+    for chunk in 0..TILE / WIDTH {
+        let l = chunk * WIDTH;
+        // SAFETY: l + WIDTH <= TILE, the length of every row here.
+        unsafe {
+            let (av, bv) = (
+                _mm512_loadu_ps(a.as_ptr().add(l)),
+                _mm512_loadu_ps(b.as_ptr().add(l)),
+            );
+            let v = _mm512_fmadd_ps(av, _mm512_fmadd_ps(c3, bv, c1), _mm512_fmadd_ps(c2, bv, c0));
+            _mm512_storeu_ps(out.as_mut_ptr().add(l), v);
+        }
+    }
+}
 
 /// One gate over the tile, sixteen lanes a step; `STORE_*` store rather than add.
 ///
