@@ -10,6 +10,7 @@ use logicars::automaton::soft::ActivationMemory;
 use logicars::kernels::hard::{self, TruthMasks, HARD_TILE, WORDS};
 use logicars::kernels::parameters::hard_truth;
 use logicars::kernels::soft::{self, TILE};
+use logicars::kernels::table::table;
 use logicars::model::circuit::{Circuit, GateRef};
 use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::network::Model;
@@ -194,7 +195,9 @@ fn layer(c: &mut Criterion) {
         .map(|_| std::array::from_fn(|_| rng.random_range(-1.0..1.0)))
         .collect();
     let rows = input_rows + gates.len();
-    let mut acts: Vec<f32> = (0..rows * TILE).map(|_| rng.random()).collect();
+    // Aligned to a cache line, as the rollouts' tables are.
+    let mut acts = table(0.0f32, rows * TILE);
+    acts.iter_mut().for_each(|v| *v = rng.random());
     let mut group = c.benchmark_group("layer");
     group.bench_function("forward/256-gates-x64-lanes", |b| {
         b.iter(|| soft::forward(&gates, &coefs, input_rows, &mut acts))
@@ -203,7 +206,7 @@ fn layer(c: &mut Criterion) {
     // the seeds and the table needs no reset between iterations.
     let mut coef_grads = vec![[0.0f64; 4]; 256];
     let plan = soft::BackwardPlan::new(&gates, input_rows, input_rows..rows);
-    let mut grads = vec![0.0f32; plan.gradient_rows() * TILE];
+    let mut grads = table(0.0f32, plan.gradient_rows() * TILE);
     for r in input_rows..rows {
         grads[plan.gradient_slot(r) * TILE..][..TILE].fill(0.5);
     }
@@ -211,7 +214,8 @@ fn layer(c: &mut Criterion) {
         b.iter(|| soft::backward(&gates, &plan, &coefs, &acts, &mut grads, &mut coef_grads))
     });
     let truth: Vec<TruthMasks> = (0..256).map(|g| TruthMasks::of_op(g % 16)).collect();
-    let mut bits: Vec<u64> = (0..rows * WORDS).map(|_| rng.random()).collect();
+    let mut bits = table(0u64, rows * WORDS);
+    bits.iter_mut().for_each(|w| *w = rng.random());
     group.throughput(Throughput::Elements((256 * HARD_TILE) as u64));
     group.bench_function("hard-forward/256-gates-x512-lanes", |b| {
         b.iter(|| hard::forward(&gates, &truth, input_rows, &mut bits))
