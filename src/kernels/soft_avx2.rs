@@ -1,4 +1,6 @@
-//! The soft backward in AVX2 + FMA intrinsics. The compiler's own vectorization of the
+//! The soft forward and backward in AVX2 + FMA intrinsics. The forward broadcasts each
+//! coefficient from memory (the compiler's loop used a shuffle, which takes a
+//! multiply-add's port). In the backward, the compiler's own vectorization of the
 //! portable loop spills its partial sums and sums them through a 4x16 transpose; here
 //! the sixteen partials of each coefficient live in two registers and the tree of
 //! [`sum_partials`](super::soft) is five vector additions for all four coefficients.
@@ -14,7 +16,7 @@ use super::lanes::{
     gate_backward_by_pointers, GateBackward, GateForward, InputRows, Lanes, PARTIALS, TILE,
 };
 
-/// The AVX2 gate kernel of [`super::soft::backward`].
+/// The AVX2 gate kernels of [`super::soft::forward`] and [`super::soft::backward`].
 pub struct Avx2;
 
 /// f32 lanes per AVX2 register.

@@ -1,5 +1,6 @@
-//! The soft backward in AVX-512 intrinsics: sixteen lanes per register, so each
-//! coefficient's sixteen partial sums are one register and a 64-lane gate is four steps.
+//! The soft forward and backward in AVX-512 intrinsics: sixteen lanes per register. The
+//! forward is the AVX2 kernel's at twice the width. In the backward, each coefficient's
+//! sixteen partial sums are one register and a 64-lane gate is four steps.
 //! The compiler's own 512-bit vectorization of the portable loop runs it at less than
 //! half the speed of the AVX2 kernel. The operations and their order are the scalar
 //! reference's, and the partials are summed by the AVX2 kernel's tree, so the bits are
@@ -16,7 +17,7 @@ use super::lanes::{
 };
 use super::soft_avx2::tree_sum;
 
-/// The AVX-512 gate kernel of [`super::soft::backward`].
+/// The AVX-512 gate kernels of [`super::soft::forward`] and [`super::soft::backward`].
 pub struct Avx512;
 
 /// f32 lanes per AVX-512 register: one register holds a coefficient's partials.
@@ -34,8 +35,7 @@ impl GateForward for Avx512 {
     }
 }
 
-/// One gate's forward, sixteen lanes a step. The coefficients are broadcast straight
-/// from memory (a load, not a shuffle that would take a multiply-add's port).
+/// One gate's forward, sixteen lanes a step, the coefficients broadcast from memory.
 ///
 /// # Safety
 /// The CPU has AVX-512F and FMA.
