@@ -19,6 +19,7 @@ use crate::automaton::soft_tiles::{
     gather_patch, prev_and_next, scatter_patch_grads, seed_output_grads, split_runs,
     sum_in_tile_order, write_outputs,
 };
+use crate::kernels::forward_plan::ForwardPlan;
 use crate::kernels::soft::{self as kernel, BackwardPlan, TILE};
 use crate::kernels::table::{self, table, Table};
 use crate::model::circuit::Circuit;
@@ -62,7 +63,7 @@ pub struct SoftRollout {
     /// Per-tile coefficient gradients, allocated by the first backward pass.
     tile_coef_grads: Vec<Vec<[f64; 4]>>,
     params: usize,
-    plan: BackwardPlan,
+    plans: RolloutPlans,
     /// Runs of tiles that read only each other ([`Geometry::tile_runs`]).
     runs: Vec<Range<usize>>,
     /// How a tile's patch is gathered from the state (and its gradient scattered back),
@@ -88,13 +89,27 @@ impl Workspace {
     }
 }
 
-/// The order in which a backward pass of `circuit` reuses its gradient rows.
-pub fn backward_plan(circuit: &Circuit) -> BackwardPlan {
-    BackwardPlan::new(
-        &circuit.gates,
-        circuit.input_rows,
-        (0..circuit.channels).map(|c| circuit.output_row(c)),
-    )
+/// What a rollout runs of one wiring besides the circuit itself: where its two forward
+/// passes keep their rows, and the order in which backward reuses its gradient rows.
+#[derive(Debug, Clone)]
+pub struct RolloutPlans {
+    /// Every row: the recomputation that backward reads, and stored activations.
+    every_row: ForwardPlan,
+    /// Only what the new state needs, in slots that stay in cache: the forward rollout.
+    new_state: ForwardPlan,
+    backward: BackwardPlan,
+}
+
+impl RolloutPlans {
+    pub fn of(circuit: &Circuit) -> Self {
+        let outputs = || (0..circuit.channels).map(|c| circuit.output_row(c));
+        let (gates, input_rows) = (&circuit.gates, circuit.input_rows);
+        RolloutPlans {
+            every_row: ForwardPlan::every_row(gates, input_rows),
+            new_state: ForwardPlan::kept_only(gates, input_rows, outputs()),
+            backward: BackwardPlan::new(gates, input_rows, outputs()),
+        }
+    }
 }
 
 impl SoftRollout {
@@ -124,7 +139,7 @@ impl SoftRollout {
             _ => (steps + 1, state_len),
         };
         let workers = rayon::current_num_threads().max(1);
-        let plan = backward_plan(circuit);
+        let plans = RolloutPlans::of(circuit);
         SoftRollout {
             channels,
             steps,
@@ -142,7 +157,7 @@ impl SoftRollout {
             workspace_lens: (
                 rows * TILE,
                 if grad_len > 0 {
-                    plan.gradient_rows() * TILE
+                    plans.backward.gradient_rows() * TILE
                 } else {
                     0
                 },
@@ -152,7 +167,7 @@ impl SoftRollout {
             next_state_grads: table(0.0, grad_len),
             tile_coef_grads: Vec::new(),
             params,
-            plan,
+            plans,
             runs: geometry.tile_runs(),
             shifts: OnceLock::new(),
             geometry,
@@ -171,11 +186,11 @@ impl SoftRollout {
         workspace
     }
 
-    /// Exchanges the backward plan for another wiring's (of a model of the same shape).
-    pub fn swap_plan(&mut self, plan: &mut BackwardPlan) {
-        std::mem::swap(&mut self.plan, plan);
+    /// Exchanges the plans for another wiring's (of a model of the same shape).
+    pub fn swap_plans(&mut self, plans: &mut RolloutPlans) {
+        std::mem::swap(&mut self.plans, plans);
         if self.workspace_lens.1 > 0 {
-            self.workspace_lens.1 = self.plan.gradient_rows() * TILE;
+            self.workspace_lens.1 = self.plans.backward.gradient_rows() * TILE;
         }
     }
 
@@ -321,11 +336,17 @@ impl SoftRollout {
         next: &mut [f32],
         stored: Option<&mut [Table<f32>]>,
     ) {
+        // Stored activations are read by backward: every row. Otherwise only the new
+        // state is, and a table that stays in cache is faster to write.
+        let plan = match stored {
+            Some(_) => &self.plans.every_row,
+            None => &self.plans.new_state,
+        };
         let work = |i: usize, next_tile: &mut [f32], acts: &mut [f32]| {
             let tile = (first + i, first);
             gather_patch(self.shifts(), circuit.channels, tile, prev, acts);
-            kernel::forward(&circuit.gates, coefs, circuit.input_rows, acts);
-            write_outputs(circuit, tile, t, acts, prev, next_tile, masks);
+            kernel::forward(plan, coefs, acts);
+            write_outputs(circuit, plan, tile, t, acts, prev, next_tile, masks);
         };
         let chunks = next.par_chunks_mut(circuit.channels * TILE).enumerate();
         match stored {
@@ -439,7 +460,7 @@ impl SoftRollout {
                 let acts: &[f32] = match self.memory {
                     ActivationMemory::Recompute => {
                         gather_patch(self.shifts(), circuit.channels, (tile, 0), state, acts);
-                        kernel::forward(&circuit.gates, coefs, circuit.input_rows, acts);
+                        kernel::forward(&self.plans.every_row, coefs, acts);
                         acts
                     }
                     ActivationMemory::Store => &self.stored_acts[t * self.geometry.tiles() + tile],
@@ -447,7 +468,7 @@ impl SoftRollout {
                 };
                 seed_output_grads(
                     circuit,
-                    &self.plan,
+                    &self.plans.backward,
                     (tile, first),
                     t,
                     masks,
@@ -456,7 +477,7 @@ impl SoftRollout {
                 );
                 kernel::backward(
                     &circuit.gates,
-                    &self.plan,
+                    &self.plans.backward,
                     coefs,
                     acts,
                     grads,

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 
 use crate::automaton::masks::FireMasks;
 use crate::automaton::patch_shifts::PatchShifts;
+use crate::kernels::forward_plan::ForwardPlan;
 use crate::kernels::soft::{BackwardPlan, TILE};
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
@@ -80,10 +81,12 @@ pub(super) fn gather_patch(
     }
 }
 
-/// Writes a tile's new state: the circuit's output where the cell fires, else the old
-/// value; `prev` is the window of tiles `first..`.
+/// Writes a tile's new state: the circuit's output (in `acts`, laid out by `plan`) where
+/// the cell fires, else the old value; `prev` is the window of tiles `first..`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn write_outputs(
     circuit: &Circuit,
+    plan: &ForwardPlan,
     (tile, first): (usize, usize),
     step: usize,
     acts: &[f32],
@@ -93,7 +96,7 @@ pub(super) fn write_outputs(
 ) {
     let tile_len = circuit.channels * TILE;
     for c in 0..circuit.channels {
-        let out = &acts[circuit.output_row(c) * TILE..][..TILE];
+        let out = &acts[plan.slot(circuit.output_row(c)) * TILE..][..TILE];
         let old = &prev[(tile - first) * tile_len + c * TILE..][..TILE];
         let new = &mut next_tile[c * TILE..][..TILE];
         for i in 0..TILE {

@@ -1,6 +1,7 @@
 //! Hot loops over the lanes of one tile. Each fast kernel has a scalar reference beside
 //! it, and tests compare the two.
 
+pub mod forward_plan;
 pub mod hard;
 pub mod lanes;
 pub mod parameters;

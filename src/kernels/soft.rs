@@ -7,6 +7,7 @@
 //! written as `mul_add` and every sum has a fixed order, so every level gives the same
 //! bits as the scalar references below.
 
+use crate::kernels::forward_plan::ForwardPlan;
 pub use crate::kernels::lanes::TILE;
 use crate::kernels::lanes::{GateBackward, GateForward, InputRows, Lanes, PARTIALS};
 use crate::kernels::simd::multiversioned;
@@ -129,11 +130,11 @@ impl BackwardPlan {
 }
 
 multiversioned! {
-    /// Evaluates every gate; rows `0..input_rows` of `acts` must hold the patch.
+    /// Runs the plan's gates; the input rows of `acts` (at least `plan.rows()` rows)
+    /// must hold the patch.
     pub fn forward / forward_at(
-        gates: &[GateRef],
+        plan: &ForwardPlan,
         coefs: &[[f32; 4]],
-        input_rows: usize,
         acts: &mut [f32],
     ) => forward_with::<Portable>,
         avx2 => forward_with::<super::soft_avx2::Avx2>,
@@ -142,16 +143,21 @@ multiversioned! {
 
 /// The gate loop of [`forward`], shared by every level; `K` does one gate's lanes.
 #[inline(always)]
-fn forward_with<K: GateForward>(
-    gates: &[GateRef],
-    coefs: &[[f32; 4]],
-    input_rows: usize,
-    acts: &mut [f32],
-) {
-    for (i, gate) in gates.iter().enumerate() {
-        let (inputs, rest) = acts.split_at_mut((input_rows + i) * TILE);
-        let (a, b) = (row(inputs, gate.a as usize), row(inputs, gate.b as usize));
-        K::gate(&coefs[gate.param as usize], a, b, row_mut(rest, 0));
+fn forward_with<K: GateForward>(plan: &ForwardPlan, coefs: &[[f32; 4]], acts: &mut [f32]) {
+    let (rows, _) = acts.as_chunks_mut::<TILE>();
+    assert!(rows.len() >= plan.rows(), "the table holds the plan's rows");
+    let rows = rows.as_mut_ptr();
+    for (gate, out) in plan.steps() {
+        // SAFETY: every slot of the plan is below `plan.rows()`, checked above against
+        // the table, and a gate's output slot is none of its inputs' (plan invariants).
+        let (a, b, out) = unsafe {
+            (
+                &*rows.add(gate.a as usize),
+                &*rows.add(gate.b as usize),
+                &mut *rows.add(out),
+            )
+        };
+        K::gate(&coefs[gate.param as usize], a, b, out);
     }
 }
 
@@ -409,10 +415,38 @@ mod tests {
         let (gates, coefs, input_rows, acts) = random_case(1);
         let mut slow = acts.clone();
         forward_reference(&gates, &coefs, input_rows, &mut slow);
+        let plan = ForwardPlan::every_row(&gates, input_rows);
         for level in SimdLevel::available() {
             let mut fast = acts.clone();
-            forward_at(level, &gates, &coefs, input_rows, &mut fast);
+            forward_at(level, &plan, &coefs, &mut fast);
             assert_eq!(fast, slow, "{level}");
+        }
+    }
+
+    /// A plan that keeps only the last rows computes them in fewer rows, with the same
+    /// bits as the full table.
+    #[test]
+    fn forward_keeping_only_the_outputs_gives_the_same_outputs() {
+        let (gates, coefs, input_rows, acts) = random_case(3);
+        let mut full = acts.clone();
+        forward(
+            &ForwardPlan::every_row(&gates, input_rows),
+            &coefs,
+            &mut full,
+        );
+        let kept = [input_rows + gates.len() - 2, input_rows + gates.len() - 1];
+        let plan = ForwardPlan::kept_only(&gates, input_rows, kept);
+        assert!(plan.rows() < input_rows + gates.len(), "slots are reused");
+        for level in SimdLevel::available() {
+            let mut compact = acts[..plan.rows() * TILE].to_vec();
+            forward_at(level, &plan, &coefs, &mut compact);
+            for r in kept {
+                assert_eq!(
+                    compact[plan.slot(r) * TILE..][..TILE],
+                    full[r * TILE..][..TILE],
+                    "{level}: row {r}"
+                );
+            }
         }
     }
 
@@ -421,7 +455,11 @@ mod tests {
     #[test]
     fn backward_equals_reference_bit_for_bit_at_every_level() {
         let (gates, coefs, input_rows, mut acts) = random_case(2);
-        forward(&gates, &coefs, input_rows, &mut acts);
+        forward(
+            &ForwardPlan::every_row(&gates, input_rows),
+            &coefs,
+            &mut acts,
+        );
         let outputs = [input_rows + gates.len() - 2, input_rows + gates.len() - 1];
         let plan = BackwardPlan::new(&gates, input_rows, outputs);
         assert!(plan.flags.contains(&SKIP), "the case has dead gates");

@@ -119,7 +119,9 @@ pub fn objective_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> 
         true => (soft_lanes / TILE as u64).checked_mul(params * 32)?,
         false => 0,
     };
-    let per_gate = params * (128 + 16 + 32 + 64 + 8) + gates * 12;
+    // The circuit and the rollout's two forward plans (a gate, its output slot and a
+    // slot per row each).
+    let per_gate = params * (128 + 16 + 32 + 64 + 8) + gates * (12 + 2 * 16) + rows * 2 * 4;
     let hard = hard_rollout_bytes(config, lanes)?;
     let grids = f32s(lanes.checked_mul(c + config.target_channels.len() as u64)?)?;
     [
@@ -190,12 +192,15 @@ pub fn training_run_bytes(config: &ModelConfig, settings: &TrainSettings) -> Opt
     run.checked_add(small)?.checked_add(rivals)
 }
 
-/// Bytes of a model's compiled wiring: three words and a flag per gate, and a gradient
-/// slot per row.
+/// Bytes of a model's compiled wiring: its circuit (three words per gate), its backward
+/// plan (a flag per gate, a gradient slot per row) and its two forward plans (four
+/// words per gate, a slot per row each).
 fn wiring_bytes(config: &ModelConfig) -> Option<u64> {
     let gates = config.gates_per_cell_step() as u64;
     let rows = gates.checked_add((config.channels * PATCH) as u64)?;
-    gates.checked_mul(13)?.checked_add(rows.checked_mul(4)?)
+    gates
+        .checked_mul(12 + 1 + 2 * 16)?
+        .checked_add(rows.checked_mul(4 + 2 * 4)?)
 }
 
 /// Bytes an evaluation of `config` at `size` holds: its objective and fire masks.

@@ -6,9 +6,9 @@ use crate::automaton::geometry::Geometry;
 use crate::automaton::grid::Grids;
 use crate::automaton::hard::HardRollout;
 use crate::automaton::masks::FireMasks;
-use crate::automaton::soft::{backward_plan, ActivationMemory, SoftRollout};
+use crate::automaton::soft::{ActivationMemory, RolloutPlans, SoftRollout};
 use crate::kernels::parameters::{hard_truth, Forward, SoftParams};
-use crate::kernels::soft::{BackwardPlan, TILE};
+use crate::kernels::soft::TILE;
 use crate::model::circuit::{Circuit, GateOrder};
 use crate::model::gates::NUM_OPS;
 use crate::model::network::Model;
@@ -56,20 +56,19 @@ pub struct Evaluation {
     pub accuracy: f64,
 }
 
-/// A model's wiring as the rollouts use it: its circuit and the backward plan of its
-/// gradient rows. Models of one shape can take turns in one [`Objective`] by exchanging
+/// A model's wiring as the rollouts use it: its circuit and the plans of its rows. Models of one shape can take turns in one [`Objective`] by exchanging
 /// theirs ([`Objective::swap_wiring`]).
 #[derive(Debug, Clone)]
 pub struct CompiledWiring {
     circuit: Circuit,
-    plan: BackwardPlan,
+    plans: RolloutPlans,
 }
 
 impl CompiledWiring {
     pub fn of(model: &Model) -> Self {
         let circuit = Circuit::compile_in(model, GateOrder::SharedInputs);
         CompiledWiring {
-            plan: backward_plan(&circuit),
+            plans: RolloutPlans::of(&circuit),
             circuit,
         }
     }
@@ -137,7 +136,7 @@ impl Objective {
     /// runs that follow are those of that model.
     pub fn swap_wiring(&mut self, wiring: &mut CompiledWiring) {
         std::mem::swap(&mut self.circuit, &mut wiring.circuit);
-        self.soft.swap_plan(&mut wiring.plan);
+        self.soft.swap_plans(&mut wiring.plans);
     }
 
     /// Which gates the next runs' soft rollout uses (soft until told otherwise).
