@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use crate::automaton::masks::FireMasks;
 use crate::automaton::patch_shifts::PatchShifts;
 use crate::kernels::forward_plan::ForwardPlan;
+use crate::kernels::simd::multiversioned;
 use crate::kernels::soft::{BackwardPlan, TILE};
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
@@ -47,11 +48,23 @@ pub(super) fn prev_and_next<'a>(
     }
 }
 
-/// Fills rows `c*9 + p` of a tile's activations with what each lane sees; `state` is
-/// the window of tiles `first..`. Each position is a few shifted copies of the state's
-/// channel rows ([`PatchShifts`]), each kept where its offset applies: whole-row copies
-/// instead of a table lookup per lane.
-pub(super) fn gather_patch(
+multiversioned! {
+    /// Fills rows `c*9 + p` of a tile's activations with what each lane sees; `state` is
+    /// the window of tiles `first..` and `tiles` is `(tile, first)`. Each position is a
+    /// few shifted copies of the state's channel rows ([`PatchShifts`]), each kept where
+    /// its offset applies: whole-row copies instead of a table lookup per lane, which
+    /// the wider instruction sets do as masked moves.
+    pub(super) fn gather_patch(
+        shifts: &PatchShifts,
+        channels: usize,
+        tiles: (usize, usize),
+        state: &[f32],
+        acts: &mut [f32],
+    ) => gather_patch_body
+}
+
+#[inline(always)]
+fn gather_patch_body(
     shifts: &PatchShifts,
     channels: usize,
     (tile, first): (usize, usize),
@@ -138,44 +151,69 @@ pub(super) fn scatter_patch_grads(
     channels: usize,
     (t, first): (usize, usize),
     masks: Option<&FireMasks>,
-    (patch_grads, next_grads): (&[f32], &[f32]),
+    grads: (&[f32], &[f32]),
     state_grads: &mut [f32],
+) {
+    state_grads
+        .par_chunks_mut(channels * TILE)
+        .enumerate()
+        .for_each(|(i, out)| {
+            scatter_tile(shifts, channels, (t, first + i, first), masks, grads, out)
+        });
+}
+
+multiversioned! {
+    /// [`scatter_patch_grads`] for one tile (`at` is `(t, tile, first)`), which the wider
+    /// instruction sets do as masked adds.
+    fn scatter_tile(
+        shifts: &PatchShifts,
+        channels: usize,
+        at: (usize, usize, usize),
+        masks: Option<&FireMasks>,
+        grads: (&[f32], &[f32]),
+        out: &mut [f32],
+    ) => scatter_tile_body
+}
+
+#[inline(always)]
+fn scatter_tile_body(
+    shifts: &PatchShifts,
+    channels: usize,
+    (t, tile, first): (usize, usize, usize),
+    masks: Option<&FireMasks>,
+    (patch_grads, next_grads): (&[f32], &[f32]),
+    out: &mut [f32],
 ) {
     let patch_len = channels * PATCH * TILE;
     let tile_len = channels * TILE;
-    state_grads
-        .par_chunks_mut(tile_len)
-        .enumerate()
-        .for_each(|(i, out)| {
-            let tile = first + i;
-            for c in 0..channels {
-                let g = &mut out[c * TILE..][..TILE];
-                let next = &next_grads[i * tile_len + c * TILE..][..TILE];
-                for (l, (g, &next)) in g.iter_mut().zip(next).enumerate() {
-                    let kept = masks.is_some_and(|m| !m.fires(t, tile * TILE + l));
-                    *g = if kept { next } else { 0.0 };
-                }
-                for p in 0..PATCH {
-                    for (offset, lanes) in shifts.shifts(p) {
-                        for seg in segments(tile, -offset) {
-                            // The readers of this segment's lanes that see them from here.
-                            if seg.src_tile * TILE >= lanes.len() * 64 {
-                                continue;
-                            }
-                            let read = tile_bits(lanes, seg.src_tile);
-                            let mask = seg.lanes(read >> seg.src_start);
-                            if mask == 0 {
-                                continue;
-                            }
-                            let src_tile = seg.src_tile - first;
-                            let src = &patch_grads
-                                [src_tile * patch_len + (c * PATCH + p) * TILE + seg.src_start..];
-                            select_lanes(&mut g[seg.dst.clone()], src, mask, |o, v| *o += v);
-                        }
+    let i = tile - first;
+    for c in 0..channels {
+        let g = &mut out[c * TILE..][..TILE];
+        let next = &next_grads[i * tile_len + c * TILE..][..TILE];
+        for (l, (g, &next)) in g.iter_mut().zip(next).enumerate() {
+            let kept = masks.is_some_and(|m| !m.fires(t, tile * TILE + l));
+            *g = if kept { next } else { 0.0 };
+        }
+        for p in 0..PATCH {
+            for (offset, lanes) in shifts.shifts(p) {
+                for seg in segments(tile, -offset) {
+                    // The readers of this segment's lanes that see them from here.
+                    if seg.src_tile * TILE >= lanes.len() * 64 {
+                        continue;
                     }
+                    let read = tile_bits(lanes, seg.src_tile);
+                    let mask = seg.lanes(read >> seg.src_start);
+                    if mask == 0 {
+                        continue;
+                    }
+                    let src_tile = seg.src_tile - first;
+                    let src = &patch_grads
+                        [src_tile * patch_len + (c * PATCH + p) * TILE + seg.src_start..];
+                    select_lanes(&mut g[seg.dst.clone()], src, mask, |o, v| *o += v);
                 }
             }
-        });
+        }
+    }
 }
 
 /// A tile's lanes `dst` whose lane `tile*TILE + i + offset` is lane `src_start + (i -

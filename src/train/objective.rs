@@ -56,8 +56,9 @@ pub struct Evaluation {
     pub accuracy: f64,
 }
 
-/// A model's wiring as the rollouts use it: its circuit and the plans of its rows. Models of one shape can take turns in one [`Objective`] by exchanging
-/// theirs ([`Objective::swap_wiring`]).
+/// A model's wiring as the rollouts use it: its circuit and the plans of its rows.
+/// Models of one shape can take turns in one [`Objective`] by exchanging theirs
+/// ([`Objective::swap_wiring`]).
 #[derive(Debug, Clone)]
 pub struct CompiledWiring {
     circuit: Circuit,
