@@ -1,4 +1,9 @@
 //! What the kernels need from the gate parameters, derived once per optimizer step.
+//!
+//! Each gate's values depend on its own parameters only, so gates are shared among the
+//! threads in blocks of [`GATES_PER_JOB`]: the results are the same for any count.
+
+use rayon::prelude::*;
 
 use crate::kernels::hard::TruthMasks;
 use crate::model::gates::NUM_OPS;
@@ -15,6 +20,10 @@ pub enum Forward {
     /// circuit's.
     StraightThrough(f32),
 }
+
+/// Gates per parallel job of the per-gate loops here and in the optimizer: a few
+/// microseconds of work, so that a thread count's scheduling costs little.
+pub const GATES_PER_JOB: usize = 512;
 
 /// Soft state and coefficients of every gate.
 pub struct SoftParams {
@@ -43,33 +52,42 @@ impl SoftParams {
     /// says.
     pub fn update(&mut self, logits: &[[f32; NUM_OPS]], forward: Forward, hard: &[bool]) {
         let relaxation = &self.relaxation;
-        let pairs = self.states.iter_mut().zip(&mut self.coefs);
-        for (gate, (l, (s, c))) in logits.iter().zip(pairs).enumerate() {
-            let hardness = match forward {
-                _ if hard.get(gate) == Some(&true) => 1.0,
-                Forward::Soft => 0.0,
-                Forward::StraightThrough(hardness) => hardness,
-            };
-            (*s, *c) = if hardness == 0.0 {
-                relaxation.coefficients(l)
-            } else {
-                relaxation.straight_through_coefficients(l, hardness)
-            };
-        }
+        let pairs = self.states.par_iter_mut().zip(&mut self.coefs);
+        logits
+            .par_iter()
+            .zip(pairs)
+            .enumerate()
+            .with_min_len(GATES_PER_JOB)
+            .for_each(|(gate, (l, (s, c)))| {
+                let hardness = match forward {
+                    _ if hard.get(gate) == Some(&true) => 1.0,
+                    Forward::Soft => 0.0,
+                    Forward::StraightThrough(hardness) => hardness,
+                };
+                (*s, *c) = if hardness == 0.0 {
+                    relaxation.coefficients(l)
+                } else {
+                    relaxation.straight_through_coefficients(l, hardness)
+                };
+            });
     }
 
     /// Maps coefficient gradients to parameter gradients.
     pub fn logit_grads(&self, coef_grads: &[[f64; 4]], out: &mut [[f32; NUM_OPS]]) {
-        for ((s, dc), o) in self.states.iter().zip(coef_grads).zip(out) {
-            *o = self.relaxation.gradient(s, dc);
-        }
+        self.states
+            .par_iter()
+            .zip(coef_grads)
+            .zip(out)
+            .with_min_len(GATES_PER_JOB)
+            .for_each(|((s, dc), o)| *o = self.relaxation.gradient(s, dc));
     }
 }
 
 /// Every gate's hard op as truth masks for the bit-sliced kernel.
 pub fn hard_truth(parametrization: Parametrization, logits: &[[f32; NUM_OPS]]) -> Vec<TruthMasks> {
     logits
-        .iter()
+        .par_iter()
+        .with_min_len(GATES_PER_JOB)
         .map(|l| TruthMasks::of_op(parametrization.hard_op(l)))
         .collect()
 }

@@ -1,7 +1,9 @@
 //! AdamW with element-wise gradient clipping, as the reference notebook's optax chain.
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::kernels::parameters::GATES_PER_JOB;
 use crate::model::gates::NUM_OPS;
 
 /// Hyperparameters of `docs/semantics.md` (the learning rate is per task).
@@ -89,20 +91,22 @@ impl AdamW {
         state.step += 1;
         let correction1 = 1.0 - beta1.powi(state.step);
         let correction2 = 1.0 - beta2.powi(state.step);
-        let rows = params
-            .iter_mut()
+        // Each parameter's update is its own: rows are shared among threads.
+        params
+            .par_iter_mut()
             .zip(grads)
-            .zip(state.m.iter_mut().zip(&mut state.v));
-        for ((w, g), (m, v)) in rows {
-            for i in 0..NUM_OPS {
-                let g = g[i].clamp(-clip, clip);
-                m[i] = beta1 * m[i] + (1.0 - beta1) * g;
-                v[i] = beta2 * v[i] + (1.0 - beta2) * g * g;
-                let m_hat = m[i] / correction1;
-                let v_hat = v[i] / correction2;
-                w[i] -= lr * (m_hat / (v_hat.sqrt() + eps) + weight_decay * w[i]);
-            }
-        }
+            .zip(state.m.par_iter_mut().zip(&mut state.v))
+            .with_min_len(GATES_PER_JOB)
+            .for_each(|((w, g), (m, v))| {
+                for i in 0..NUM_OPS {
+                    let g = g[i].clamp(-clip, clip);
+                    m[i] = beta1 * m[i] + (1.0 - beta1) * g;
+                    v[i] = beta2 * v[i] + (1.0 - beta2) * g * g;
+                    let m_hat = m[i] / correction1;
+                    let v_hat = v[i] / correction2;
+                    w[i] -= lr * (m_hat / (v_hat.sqrt() + eps) + weight_decay * w[i]);
+                }
+            });
     }
 }
 
