@@ -2,6 +2,8 @@
 //! soft and the hard rollout of a batch, score both against the target, and (when asked)
 //! backpropagate the soft loss to every logit.
 
+use std::sync::Arc;
+
 use crate::automaton::geometry::Geometry;
 use crate::automaton::grid::Grids;
 use crate::automaton::hard::HardRollout;
@@ -61,7 +63,7 @@ pub struct Evaluation {
 /// ([`Objective::swap_wiring`]).
 #[derive(Debug, Clone)]
 pub struct CompiledWiring {
-    circuit: Circuit,
+    circuit: Arc<Circuit>,
     plans: RolloutPlans,
 }
 
@@ -70,7 +72,7 @@ impl CompiledWiring {
         let circuit = Circuit::compile_in(model, GateOrder::SharedInputs);
         CompiledWiring {
             plans: RolloutPlans::of(&circuit),
-            circuit,
+            circuit: Arc::new(circuit),
         }
     }
 }
@@ -78,11 +80,13 @@ impl CompiledWiring {
 /// The rollouts of one batch shape and every buffer they reuse, so that running the
 /// objective again (once per epoch) allocates nothing but the hard op table.
 pub struct Objective {
-    circuit: Circuit,
+    /// Shared with the hard rollout while it runs beside the soft one.
+    circuit: Arc<Circuit>,
     params: SoftParams,
     forward: Forward,
     soft: SoftRollout,
-    hard: HardRollout,
+    /// Out only while [`Objective::run`] runs it beside the soft rollout.
+    hard: Option<HardRollout>,
     steps: usize,
     /// The loss is summed over the states after the last this many steps.
     loss_steps: usize,
@@ -127,9 +131,9 @@ impl Objective {
             perturbed: Vec::new(),
             hard_gates: Vec::new(),
             soft,
-            hard,
+            hard: Some(hard),
             steps,
-            circuit,
+            circuit: Arc::new(circuit),
         }
     }
 
@@ -187,11 +191,29 @@ impl Objective {
         masks: Option<&FireMasks>,
         gradient: Gradient,
     ) -> Metrics {
-        let soft_loss = match gradient {
-            Gradient::Compute => self.soft_gradient(model, init, target, masks),
-            Gradient::Skip => self.soft_loss(model, init, target, masks, None),
+        let (soft_loss, (hard_loss, accuracy)) = match gradient {
+            Gradient::Compute => {
+                // The hard rollout is one thread's work for small grids: beside the soft
+                // gradient, whose tiles the other threads take meanwhile, it costs no wait.
+                let mut hard = self.hard.take().expect("the hard rollout is in place");
+                let circuit = Arc::clone(&self.circuit);
+                let run = HardRun {
+                    model,
+                    circuit: &circuit,
+                    steps: self.steps,
+                };
+                let both = rayon::join(
+                    || self.soft_gradient(model, init, target, masks),
+                    || run.score(&mut hard, init, target, masks, &mut |_| {}),
+                );
+                self.hard = Some(hard);
+                both
+            }
+            Gradient::Skip => (
+                self.soft_loss(model, init, target, masks, None),
+                self.hard_loss(model, init, target, masks, |_| {}),
+            ),
         };
-        let (hard_loss, accuracy) = self.hard_loss(model, init, target, masks, |_| {});
         Metrics {
             soft_loss,
             hard_loss,
@@ -304,7 +326,8 @@ impl Objective {
             circuit: &self.circuit,
             steps: self.steps,
         };
-        run.score(&mut self.hard, init, target, masks, &mut after_step)
+        let hard = self.hard.as_mut().expect("the hard rollout is in place");
+        run.score(hard, init, target, masks, &mut after_step)
     }
 
     /// Backpropagates the last soft loss to every logit.
