@@ -91,13 +91,13 @@ impl AdamW {
         state.step += 1;
         let correction1 = 1.0 - beta1.powi(state.step);
         let correction2 = 1.0 - beta2.powi(state.step);
-        // Each parameter's update is its own: rows are shared among threads.
-        params
-            .par_iter_mut()
-            .zip(grads)
-            .zip(state.m.par_iter_mut().zip(&mut state.v))
-            .with_min_len(GATES_PER_JOB)
-            .for_each(|((w, g), (m, v))| {
+        // Each parameter's update is its own: blocks of rows are shared among threads.
+        let rows = |w: &mut [[f32; NUM_OPS]],
+                    g: &[[f32; NUM_OPS]],
+                    m: &mut [[f32; NUM_OPS]],
+                    v: &mut [[f32; NUM_OPS]]| {
+            let rows = w.iter_mut().zip(g).zip(m.iter_mut().zip(v));
+            for ((w, g), (m, v)) in rows {
                 for i in 0..NUM_OPS {
                     let g = g[i].clamp(-clip, clip);
                     m[i] = beta1 * m[i] + (1.0 - beta1) * g;
@@ -106,7 +106,14 @@ impl AdamW {
                     let v_hat = v[i] / correction2;
                     w[i] -= lr * (m_hat / (v_hat.sqrt() + eps) + weight_decay * w[i]);
                 }
-            });
+            }
+        };
+        params
+            .par_chunks_mut(GATES_PER_JOB)
+            .zip(grads.par_chunks(GATES_PER_JOB))
+            .zip(state.m.par_chunks_mut(GATES_PER_JOB))
+            .zip(state.v.par_chunks_mut(GATES_PER_JOB))
+            .for_each(|(((w, g), m), v)| rows(w, g, m, v));
     }
 }
 
