@@ -7,7 +7,7 @@ use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use logicars::automaton::hard::HardRollout;
 use logicars::automaton::soft::ActivationMemory;
-use logicars::kernels::forward_plan::ForwardPlan;
+use logicars::kernels::forward_plan::ForwardRows;
 use logicars::kernels::hard::{self, TruthMasks, HARD_TILE, WORDS};
 use logicars::kernels::parameters::hard_truth;
 use logicars::kernels::soft::{self, TILE};
@@ -201,8 +201,11 @@ fn layer(c: &mut Criterion) {
     acts.iter_mut().for_each(|v| *v = rng.random());
     let mut group = c.benchmark_group("layer");
     group.bench_function("forward/256-gates-x64-lanes", |b| {
-        let plan = ForwardPlan::every_row(&gates, input_rows);
-        b.iter(|| soft::forward(&plan, &coefs, &mut acts))
+        let rows = ForwardRows::Every {
+            gates: &gates,
+            input_rows,
+        };
+        b.iter(|| soft::forward(rows, &coefs, &mut acts))
     });
     // Every gate's output is seeded (no gate reads another's), so backward never writes
     // the seeds and the table needs no reset between iterations.

@@ -6,7 +6,7 @@
 //! is the same for any number of threads.
 
 use std::ops::Range;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
 
@@ -19,7 +19,7 @@ use crate::automaton::soft_tiles::{
     gather_patch, prev_and_next, scatter_patch_grads, seed_output_grads, split_runs,
     sum_in_tile_order, write_outputs,
 };
-use crate::kernels::forward_plan::ForwardPlan;
+use crate::kernels::forward_plan::{ForwardPlan, ForwardRows};
 use crate::kernels::soft::{self as kernel, BackwardPlan, TILE};
 use crate::kernels::table::{self, table, Table};
 use crate::model::circuit::Circuit;
@@ -63,7 +63,8 @@ pub struct SoftRollout {
     /// Per-tile coefficient gradients, allocated by the first backward pass.
     tile_coef_grads: Vec<Vec<[f64; 4]>>,
     params: usize,
-    plans: RolloutPlans,
+    /// Shared with the wiring it came from (a start's two objectives take turns with one).
+    plans: Arc<RolloutPlans>,
     /// Runs of tiles that read only each other ([`Geometry::tile_runs`]).
     runs: Vec<Range<usize>>,
     /// How a tile's patch is gathered from the state (and its gradient scattered back),
@@ -89,15 +90,22 @@ impl Workspace {
     }
 }
 
-/// What a rollout runs of one wiring besides the circuit itself: where its two forward
-/// passes keep their rows, and the order in which backward reuses its gradient rows.
+/// What a rollout runs of one wiring besides the circuit itself: where the forward
+/// rollout keeps its rows (the recomputation before backward keeps every row), and the
+/// order in which backward reuses its gradient rows.
 #[derive(Debug, Clone)]
 pub struct RolloutPlans {
-    /// Every row: the recomputation that backward reads, and stored activations.
-    every_row: ForwardPlan,
-    /// Only what the new state needs, in slots that stay in cache: the forward rollout.
+    /// Only what the new state needs, in slots that stay in cache.
     new_state: ForwardPlan,
     backward: BackwardPlan,
+}
+
+/// Every row of `circuit` its own: the activations backward reads.
+fn every_row(circuit: &Circuit) -> ForwardRows<'_> {
+    ForwardRows::Every {
+        gates: &circuit.gates,
+        input_rows: circuit.input_rows,
+    }
 }
 
 impl RolloutPlans {
@@ -105,7 +113,6 @@ impl RolloutPlans {
         let outputs = || (0..circuit.channels).map(|c| circuit.output_row(c));
         let (gates, input_rows) = (&circuit.gates, circuit.input_rows);
         RolloutPlans {
-            every_row: ForwardPlan::every_row(gates, input_rows),
             new_state: ForwardPlan::kept_only(gates, input_rows, outputs()),
             backward: BackwardPlan::new(gates, input_rows, outputs()),
         }
@@ -139,7 +146,7 @@ impl SoftRollout {
             _ => (steps + 1, state_len),
         };
         let workers = rayon::current_num_threads().max(1);
-        let plans = RolloutPlans::of(circuit);
+        let plans = Arc::new(RolloutPlans::of(circuit));
         SoftRollout {
             channels,
             steps,
@@ -187,7 +194,7 @@ impl SoftRollout {
     }
 
     /// Exchanges the plans for another wiring's (of a model of the same shape).
-    pub fn swap_plans(&mut self, plans: &mut RolloutPlans) {
+    pub fn swap_plans(&mut self, plans: &mut Arc<RolloutPlans>) {
         std::mem::swap(&mut self.plans, plans);
         if self.workspace_lens.1 > 0 {
             self.workspace_lens.1 = self.plans.backward.gradient_rows() * TILE;
@@ -338,15 +345,15 @@ impl SoftRollout {
     ) {
         // Stored activations are read by backward: every row. Otherwise only the new
         // state is, and a table that stays in cache is faster to write.
-        let plan = match stored {
-            Some(_) => &self.plans.every_row,
-            None => &self.plans.new_state,
+        let rows = match stored {
+            Some(_) => every_row(circuit),
+            None => ForwardRows::Plan(&self.plans.new_state),
         };
         let work = |i: usize, next_tile: &mut [f32], acts: &mut [f32]| {
             let tile = (first + i, first);
             gather_patch(self.shifts(), circuit.channels, tile, prev, acts);
-            kernel::forward(plan, coefs, acts);
-            write_outputs(circuit, plan, tile, t, acts, prev, next_tile, masks);
+            kernel::forward(rows, coefs, acts);
+            write_outputs(circuit, rows, tile, t, acts, prev, next_tile, masks);
         };
         let chunks = next.par_chunks_mut(circuit.channels * TILE).enumerate();
         match stored {
@@ -460,7 +467,7 @@ impl SoftRollout {
                 let acts: &[f32] = match self.memory {
                     ActivationMemory::Recompute => {
                         gather_patch(self.shifts(), circuit.channels, (tile, 0), state, acts);
-                        kernel::forward(&self.plans.every_row, coefs, acts);
+                        kernel::forward(every_row(circuit), coefs, acts);
                         acts
                     }
                     ActivationMemory::Store => &self.stored_acts[t * self.geometry.tiles() + tile],

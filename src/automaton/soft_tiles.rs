@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::automaton::masks::FireMasks;
 use crate::automaton::patch_shifts::PatchShifts;
-use crate::kernels::forward_plan::ForwardPlan;
+use crate::kernels::forward_plan::ForwardRows;
 use crate::kernels::simd::multiversioned;
 use crate::kernels::soft::{BackwardPlan, TILE};
 use crate::model::circuit::Circuit;
@@ -94,12 +94,12 @@ fn gather_patch_body(
     }
 }
 
-/// Writes a tile's new state: the circuit's output (in `acts`, laid out by `plan`) where
+/// Writes a tile's new state: the circuit's output (in `acts`, laid out as `rows`) where
 /// the cell fires, else the old value; `prev` is the window of tiles `first..`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn write_outputs(
     circuit: &Circuit,
-    plan: &ForwardPlan,
+    rows: ForwardRows<'_>,
     (tile, first): (usize, usize),
     step: usize,
     acts: &[f32],
@@ -109,7 +109,7 @@ pub(super) fn write_outputs(
 ) {
     let tile_len = circuit.channels * TILE;
     for c in 0..circuit.channels {
-        let out = &acts[plan.slot(circuit.output_row(c)) * TILE..][..TILE];
+        let out = &acts[rows.slot(circuit.output_row(c)) * TILE..][..TILE];
         let old = &prev[(tile - first) * tile_len + c * TILE..][..TILE];
         let new = &mut next_tile[c * TILE..][..TILE];
         for i in 0..TILE {

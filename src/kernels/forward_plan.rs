@@ -8,6 +8,28 @@
 
 use crate::model::circuit::GateRef;
 
+/// The rows a forward pass writes: every row its own, or a [`ForwardPlan`]'s slots.
+#[derive(Debug, Clone, Copy)]
+pub enum ForwardRows<'a> {
+    /// Gate `i` of `gates` writes row `input_rows + i`: the table that backward reads.
+    Every {
+        gates: &'a [GateRef],
+        input_rows: usize,
+    },
+    /// The plan's gates write its slots.
+    Plan(&'a ForwardPlan),
+}
+
+impl ForwardRows<'_> {
+    /// Where circuit row `row` is after the pass (see [`ForwardPlan::slot`]).
+    pub fn slot(&self, row: usize) -> usize {
+        match self {
+            ForwardRows::Every { .. } => row,
+            ForwardRows::Plan(plan) => plan.slot(row),
+        }
+    }
+}
+
 /// The gates a forward pass runs, the slots they read and write, and where each circuit
 /// row ends up.
 ///
@@ -30,19 +52,6 @@ pub struct ForwardPlan {
 const DROPPED: u32 = u32::MAX;
 
 impl ForwardPlan {
-    /// Every row in a slot of its own (gate `i` writes row `input_rows + i`): the table
-    /// that backward reads.
-    pub fn every_row(gates: &[GateRef], input_rows: usize) -> Self {
-        let rows = input_rows + gates.len();
-        let slots: Vec<u32> = (0..rows).map(slot_index).collect();
-        ForwardPlan {
-            gates: gates.to_vec(),
-            outs: slots[input_rows..].to_vec(),
-            slots,
-            slot_count: rows,
-        }
-    }
-
     /// Only the gates that the rows `kept` depend on, each row in a slot from its gate to
     /// its last reader (the kept rows to the end); a freed slot is the next one taken,
     /// as it is the likeliest to be in cache.
@@ -157,15 +166,5 @@ mod tests {
         assert_eq!(plan.slot(5), 2);
         assert_eq!(plan.slot(1), 1, "inputs are gathered into their own rows");
         assert_eq!(plan.slots[4], DROPPED);
-    }
-
-    #[test]
-    fn every_row_is_the_circuit_layout() {
-        let gates = [gate(0, 1), gate(2, 2)];
-        let plan = ForwardPlan::every_row(&gates, 2);
-        assert_eq!(plan.rows(), 4);
-        assert_eq!(plan.outs, vec![2, 3]);
-        assert_eq!(plan.gates, gates);
-        assert_eq!(plan.slot(3), 3);
     }
 }

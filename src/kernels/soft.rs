@@ -7,7 +7,9 @@
 //! written as `mul_add` and every sum has a fixed order, so every level gives the same
 //! bits as the scalar references below.
 
+#[cfg(test)]
 use crate::kernels::forward_plan::ForwardPlan;
+use crate::kernels::forward_plan::ForwardRows;
 pub use crate::kernels::lanes::TILE;
 use crate::kernels::lanes::{GateBackward, GateForward, InputRows, Lanes, PARTIALS};
 use crate::kernels::simd::multiversioned;
@@ -130,10 +132,13 @@ impl BackwardPlan {
 }
 
 multiversioned! {
-    /// Runs the plan's gates; the input rows of `acts` (at least `plan.rows()` rows)
-    /// must hold the patch.
+    /// Runs the gates of `rows`; the input rows of `acts` must hold the patch.
+    ///
+    /// # Panics
+    /// If `acts` is shorter than the rows written, or (for [`ForwardRows::Every`]) a
+    /// gate reads a row at or after its own.
     pub fn forward / forward_at(
-        plan: &ForwardPlan,
+        rows: ForwardRows<'_>,
         coefs: &[[f32; 4]],
         acts: &mut [f32],
     ) => forward_with::<Portable>,
@@ -141,15 +146,51 @@ multiversioned! {
         avx512 => forward_with::<super::soft_avx512::Avx512>
 }
 
-/// The gate loop of [`forward`], shared by every level; `K` does one gate's lanes.
+/// The two layouts of [`forward`], shared by every level; `K` does one gate's lanes.
 #[inline(always)]
-fn forward_with<K: GateForward>(plan: &ForwardPlan, coefs: &[[f32; 4]], acts: &mut [f32]) {
-    let (rows, _) = acts.as_chunks_mut::<TILE>();
-    assert!(rows.len() >= plan.rows(), "the table holds the plan's rows");
-    let rows = rows.as_mut_ptr();
-    for (gate, out) in plan.steps() {
-        // SAFETY: every slot of the plan is below `plan.rows()`, checked above against
-        // the table, and a gate's output slot is none of its inputs' (plan invariants).
+fn forward_with<K: GateForward>(rows: ForwardRows<'_>, coefs: &[[f32; 4]], acts: &mut [f32]) {
+    let (table, _) = acts.as_chunks_mut::<TILE>();
+    match rows {
+        ForwardRows::Every { gates, input_rows } => {
+            assert!(
+                table.len() >= input_rows + gates.len(),
+                "the table holds every row"
+            );
+            let steps = gates.iter().zip(input_rows..).inspect(|(gate, out)| {
+                assert!(
+                    (gate.a as usize) < *out && (gate.b as usize) < *out,
+                    "gates read rows before their own"
+                );
+            });
+            // SAFETY: checked above: every row is in the table, and each gate reads
+            // only rows before the one it writes.
+            unsafe { forward_gates::<K>(steps, coefs, table) }
+        }
+        ForwardRows::Plan(plan) => {
+            assert!(
+                table.len() >= plan.rows(),
+                "the table holds the plan's rows"
+            );
+            // SAFETY: every slot of a plan is below `plan.rows()` and a gate's output
+            // slot is none of its inputs' (plan invariants); the table is long enough.
+            unsafe { forward_gates::<K>(plan.steps(), coefs, table) }
+        }
+    }
+}
+
+/// The gate loop of [`forward`]: each `(gate, out)` writes row `out` of `table`.
+///
+/// # Safety
+/// Every row named is in `table`, and no gate's `out` is one of the rows it reads.
+#[inline(always)]
+unsafe fn forward_gates<'g, K: GateForward>(
+    steps: impl Iterator<Item = (&'g GateRef, usize)>,
+    coefs: &[[f32; 4]],
+    table: &mut [Lanes],
+) {
+    let rows = table.as_mut_ptr();
+    for (gate, out) in steps {
+        // SAFETY: the caller's promise: three rows in the table, the written one apart.
         let (a, b, out) = unsafe {
             (
                 &*rows.add(gate.a as usize),
@@ -415,10 +456,13 @@ mod tests {
         let (gates, coefs, input_rows, acts) = random_case(1);
         let mut slow = acts.clone();
         forward_reference(&gates, &coefs, input_rows, &mut slow);
-        let plan = ForwardPlan::every_row(&gates, input_rows);
+        let rows = ForwardRows::Every {
+            gates: &gates,
+            input_rows,
+        };
         for level in SimdLevel::available() {
             let mut fast = acts.clone();
-            forward_at(level, &plan, &coefs, &mut fast);
+            forward_at(level, rows, &coefs, &mut fast);
             assert_eq!(fast, slow, "{level}");
         }
     }
@@ -429,17 +473,17 @@ mod tests {
     fn forward_keeping_only_the_outputs_gives_the_same_outputs() {
         let (gates, coefs, input_rows, acts) = random_case(3);
         let mut full = acts.clone();
-        forward(
-            &ForwardPlan::every_row(&gates, input_rows),
-            &coefs,
-            &mut full,
-        );
+        let every = ForwardRows::Every {
+            gates: &gates,
+            input_rows,
+        };
+        forward(every, &coefs, &mut full);
         let kept = [input_rows + gates.len() - 2, input_rows + gates.len() - 1];
         let plan = ForwardPlan::kept_only(&gates, input_rows, kept);
         assert!(plan.rows() < input_rows + gates.len(), "slots are reused");
         for level in SimdLevel::available() {
             let mut compact = acts[..plan.rows() * TILE].to_vec();
-            forward_at(level, &plan, &coefs, &mut compact);
+            forward_at(level, ForwardRows::Plan(&plan), &coefs, &mut compact);
             for r in kept {
                 assert_eq!(
                     compact[plan.slot(r) * TILE..][..TILE],
@@ -455,11 +499,11 @@ mod tests {
     #[test]
     fn backward_equals_reference_bit_for_bit_at_every_level() {
         let (gates, coefs, input_rows, mut acts) = random_case(2);
-        forward(
-            &ForwardPlan::every_row(&gates, input_rows),
-            &coefs,
-            &mut acts,
-        );
+        let every = ForwardRows::Every {
+            gates: &gates,
+            input_rows,
+        };
+        forward(every, &coefs, &mut acts);
         let outputs = [input_rows + gates.len() - 2, input_rows + gates.len() - 1];
         let plan = BackwardPlan::new(&gates, input_rows, outputs);
         assert!(plan.flags.contains(&SKIP), "the case has dead gates");

@@ -119,9 +119,9 @@ pub fn objective_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> 
         true => (soft_lanes / TILE as u64).checked_mul(params * 32)?,
         false => 0,
     };
-    // The circuit and the rollout's two forward plans (a gate, its output slot and a
-    // slot per row each).
-    let per_gate = params * (128 + 16 + 32 + 64 + 8) + gates * (12 + 2 * 16) + rows * 2 * 4;
+    // The circuit and the rollout's forward plan (a gate and its output slot, a slot
+    // per row).
+    let per_gate = params * (128 + 16 + 32 + 64 + 8) + gates * (12 + 16) + rows * 4;
     let hard = hard_rollout_bytes(config, lanes)?;
     let grids = f32s(lanes.checked_mul(c + config.target_channels.len() as u64)?)?;
     [
@@ -180,27 +180,28 @@ fn start_bytes(config: &ModelConfig) -> Option<u64> {
 
 /// Bytes a training run of `config` with `settings` holds: [`training_bytes`] of its
 /// epochs, and the objective of the recipe's curriculum on its smaller grids; each of
-/// its other starts holds its parameters and two copies of its compiled wiring.
+/// its other starts holds its parameters and its compiled wiring (which its turns in
+/// the two objectives share).
 pub fn training_run_bytes(config: &ModelConfig, settings: &TrainSettings) -> Option<u64> {
     let run = training_bytes(config, &RolloutSize::training(config, settings))?;
     let Some(small) = settings.curriculum_config(config) else {
         return Some(run);
     };
     let small = evaluation_bytes(&small, &RolloutSize::training(&small, settings))?;
-    let rival = start_bytes(config)?.checked_add(wiring_bytes(config)?.checked_mul(2)?)?;
+    let rival = start_bytes(config)?.checked_add(wiring_bytes(config)?)?;
     let rivals = rival.checked_mul(settings.recipe.starts.max(1) as u64 - 1)?;
     run.checked_add(small)?.checked_add(rivals)
 }
 
 /// Bytes of a model's compiled wiring: its circuit (three words per gate), its backward
-/// plan (a flag per gate, a gradient slot per row) and its two forward plans (four
-/// words per gate, a slot per row each).
+/// plan (a flag per gate, a gradient slot per row) and its forward plan (four words per
+/// gate, a slot per row).
 fn wiring_bytes(config: &ModelConfig) -> Option<u64> {
     let gates = config.gates_per_cell_step() as u64;
     let rows = gates.checked_add((config.channels * PATCH) as u64)?;
     gates
-        .checked_mul(12 + 1 + 2 * 16)?
-        .checked_add(rows.checked_mul(4 + 2 * 4)?)
+        .checked_mul(12 + 1 + 16)?
+        .checked_add(rows.checked_mul(4 + 4)?)
 }
 
 /// Bytes an evaluation of `config` at `size` holds: its objective and fire masks.

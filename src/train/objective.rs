@@ -58,20 +58,21 @@ pub struct Evaluation {
     pub accuracy: f64,
 }
 
-/// A model's wiring as the rollouts use it: its circuit and the plans of its rows.
+/// A model's wiring as the rollouts use it: its circuit and the plans of its rows, which
+/// its clones share.
 /// Models of one shape can take turns in one [`Objective`] by exchanging theirs
 /// ([`Objective::swap_wiring`]).
 #[derive(Debug, Clone)]
 pub struct CompiledWiring {
     circuit: Arc<Circuit>,
-    plans: RolloutPlans,
+    plans: Arc<RolloutPlans>,
 }
 
 impl CompiledWiring {
     pub fn of(model: &Model) -> Self {
         let circuit = Circuit::compile_in(model, GateOrder::SharedInputs);
         CompiledWiring {
-            plans: RolloutPlans::of(&circuit),
+            plans: Arc::new(RolloutPlans::of(&circuit)),
             circuit: Arc::new(circuit),
         }
     }
