@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use crate::automaton::masks::FireMasks;
 use crate::automaton::patch_shifts::PatchShifts;
 use crate::kernels::forward_plan::ForwardRows;
+use crate::kernels::parameters::GATES_PER_JOB;
 use crate::kernels::simd::multiversioned;
 use crate::kernels::soft::{BackwardPlan, TILE};
 use crate::model::circuit::Circuit;
@@ -289,15 +290,22 @@ fn select_lanes(out: &mut [f32], src: &[f32], mask: u64, op: impl Fn(&mut f32, f
 }
 
 /// Adds every tile's coefficient gradients in tile order, whatever the thread count, so
-/// the sum is the same on any machine.
+/// the sum is the same on any machine; blocks of parameters are shared among threads.
 pub(super) fn sum_in_tile_order(tile_coef_grads: &[Vec<[f64; 4]>], coef_grads: &mut [[f64; 4]]) {
-    for tile_grads in tile_coef_grads {
-        for (total, g) in coef_grads.iter_mut().zip(tile_grads) {
-            for k in 0..4 {
-                total[k] += g[k];
+    coef_grads
+        .par_chunks_mut(GATES_PER_JOB)
+        .enumerate()
+        .for_each(|(block, totals)| {
+            let first = block * GATES_PER_JOB;
+            for tile_grads in tile_coef_grads {
+                let tile_grads = &tile_grads[first..][..totals.len()];
+                for (total, g) in totals.iter_mut().zip(tile_grads) {
+                    for k in 0..4 {
+                        total[k] += g[k];
+                    }
+                }
             }
-        }
-    }
+        });
 }
 
 #[cfg(test)]

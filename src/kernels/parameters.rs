@@ -21,9 +21,10 @@ pub enum Forward {
     StraightThrough(f32),
 }
 
-/// Gates per parallel job of the per-gate loops here and in the optimizer: about a
-/// tenth of a millisecond of work, so that a loop over a paper-sized model is a few
-/// jobs, enough for the threads and few to schedule.
+/// Gates per parallel job of the per-gate loops (here, in the optimizer, and the sum of
+/// the tiles' coefficient gradients in `automaton::soft_tiles`): about a tenth of a
+/// millisecond of work, so that a loop over a paper-sized model is a few jobs, enough
+/// for the threads and few to schedule.
 pub const GATES_PER_JOB: usize = 2048;
 
 /// Soft state and coefficients of every gate.
