@@ -100,14 +100,6 @@ pub struct RolloutPlans {
     backward: BackwardPlan,
 }
 
-/// Every row of `circuit` its own: the activations backward reads.
-fn every_row(circuit: &Circuit) -> ForwardRows<'_> {
-    ForwardRows::Every {
-        gates: &circuit.gates,
-        input_rows: circuit.input_rows,
-    }
-}
-
 impl RolloutPlans {
     pub fn of(circuit: &Circuit) -> Self {
         let outputs = || (0..circuit.channels).map(|c| circuit.output_row(c));
@@ -116,6 +108,14 @@ impl RolloutPlans {
             new_state: ForwardPlan::kept_only(gates, input_rows, outputs()),
             backward: BackwardPlan::new(gates, input_rows, outputs()),
         }
+    }
+}
+
+/// Every row of `circuit` its own: the activations backward reads.
+fn every_row(circuit: &Circuit) -> ForwardRows<'_> {
+    ForwardRows::Every {
+        gates: &circuit.gates,
+        input_rows: circuit.input_rows,
     }
 }
 

@@ -33,9 +33,10 @@ impl ForwardRows<'_> {
 /// The gates a forward pass runs, the slots they read and write, and where each circuit
 /// row ends up.
 ///
-/// Invariants, checked when the plan is built, that [`super::soft::forward`] relies on:
-/// every slot is below [`rows`](Self::rows), a gate never writes a slot it reads, and
-/// input row `r` is slot `r` (the patch is gathered there).
+/// Invariants that hold by how the plan is built (a gate's slot is taken before its
+/// inputs' are freed) and that [`super::soft::forward`] relies on: every slot is below
+/// [`rows`](Self::rows), a gate never writes a slot it reads, and input row `r` is slot
+/// `r` (the patch is gathered there).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForwardPlan {
     /// The gates to run, in circuit order, their inputs named by slot.
