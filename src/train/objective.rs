@@ -59,9 +59,8 @@ pub struct Evaluation {
 }
 
 /// A model's wiring as the rollouts use it: its circuit and the plans of its rows, which
-/// its clones share.
-/// Models of one shape can take turns in one [`Objective`] by exchanging theirs
-/// ([`Objective::swap_wiring`]).
+/// its clones share. Models of one shape can take turns in one [`Objective`] by
+/// exchanging theirs ([`Objective::swap_wiring`]).
 #[derive(Debug, Clone)]
 pub struct CompiledWiring {
     circuit: Arc<Circuit>,
