@@ -25,10 +25,17 @@ pub enum InputRows<'r> {
 
 /// One gate's backward over a tile's lanes: `g*(c1 + c3*b)` into `a`'s gradient row and
 /// `g*(c2 + c3*a)` into `b`'s, each stored (if `store.0` / `store.1`) or added; returns the
-/// four coefficient gradients, lane `l` summed into partial `l % PARTIALS` and the
-/// partials summed as a halving tree (`sum_partials` in `kernels::soft`). Every
-/// implementation gives the same bits.
+/// four coefficient gradients as partial sums (lane `l` into partial `l % PARTIALS`),
+/// which [`sum`](Self::sum) adds as a halving tree (`sum_partials` in `kernels::soft`).
+/// Every implementation gives the same bits.
+///
+/// The two are apart so that the gate loop can sum one gate's partials while the next
+/// gate's lanes run: the tree is a long chain of dependent steps, and done at once it
+/// held up every gate behind it.
 pub trait GateBackward {
+    /// A gate's partial sums, as the kernel holds them (in registers).
+    type Partials: Copy;
+
     fn gate(
         c: &[f32; 4],
         a: &Lanes,
@@ -36,7 +43,10 @@ pub trait GateBackward {
         g: &Lanes,
         rows: InputRows<'_>,
         store: (bool, bool),
-    ) -> [f32; 4];
+    ) -> Self::Partials;
+
+    /// The four coefficient gradients: each one's partials summed as a halving tree.
+    fn sum(partials: Self::Partials) -> [f32; 4];
 }
 
 /// One gate's forward over a tile's lanes: `out = soft_gate(c, a, b)` in every lane
@@ -46,14 +56,17 @@ pub trait GateForward {
     fn gate(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes);
 }
 
-/// Implements [`GateBackward`] for `$kernel` with an intrinsics function
-/// `$lanes::<STORE_A, STORE_B>(c, a, b, g, ga, gb)` that takes the gradient rows as
+/// Implements [`GateBackward`] for `$kernel` with intrinsics functions
+/// `$lanes::<STORE_A, STORE_B>(c, a, b, g, ga, gb)`, which takes the gradient rows as
 /// pointers (equal for a shared row, which then takes `a`'s gradient first and adds
-/// `b`'s) and must be called only where the CPU has its features.
+/// `b`'s) and returns `$partials`, and `$sum(partials)`; both must be called only where
+/// the CPU has their features.
 #[cfg(target_arch = "x86_64")]
 macro_rules! gate_backward_by_pointers {
-    ($kernel:ty, $lanes:ident, $level:literal) => {
+    ($kernel:ty, $lanes:ident, $partials:ty, $sum:ident, $level:literal) => {
         impl GateBackward for $kernel {
+            type Partials = $partials;
+
             #[inline(always)]
             fn gate(
                 c: &[f32; 4],
@@ -62,7 +75,7 @@ macro_rules! gate_backward_by_pointers {
                 g: &Lanes,
                 rows: InputRows<'_>,
                 store: (bool, bool),
-            ) -> [f32; 4] {
+            ) -> $partials {
                 let (ga, gb) = match rows {
                     InputRows::Apart(ga, gb) => (ga.as_mut_ptr(), gb.as_mut_ptr()),
                     InputRows::Shared(row) => {
@@ -81,6 +94,12 @@ macro_rules! gate_backward_by_pointers {
                         (false, false) => $lanes::<false, false>(c, a, b, g, ga, gb),
                     }
                 }
+            }
+
+            #[inline(always)]
+            fn sum(partials: $partials) -> [f32; 4] {
+                // SAFETY: as above, only inside the wrapper for $level.
+                unsafe { $sum(partials) }
             }
         }
     };

@@ -233,6 +233,14 @@ pub(super) fn backward_with<K: GateBackward>(
 ) {
     let input_rows = plan.input_rows;
     let (slots, _) = grads.as_chunks_mut::<TILE>();
+    // The previous gate's parameter and partials: summed once this gate's lanes are
+    // under way, and added in gate order all the same.
+    let mut pending: Option<(usize, K::Partials)> = None;
+    let mut add_sums = |param: usize, partials: K::Partials| {
+        for (total, sum) in coef_grads[param].iter_mut().zip(K::sum(partials)) {
+            *total += f64::from(sum);
+        }
+    };
     for (i, (gate, &flags)) in gates.iter().zip(&plan.flags).enumerate().rev() {
         if flags & SKIP != 0 {
             continue;
@@ -259,10 +267,13 @@ pub(super) fn backward_with<K: GateBackward>(
             (&*g, InputRows::Apart(ga, gb))
         };
         let store = (flags & STORE_A != 0, flags & STORE_B != 0);
-        let sums = K::gate(&coefs[gate.param as usize], a, b, g, rows, store);
-        for (total, sum) in coef_grads[gate.param as usize].iter_mut().zip(sums) {
-            *total += f64::from(sum);
+        let partials = K::gate(&coefs[gate.param as usize], a, b, g, rows, store);
+        if let Some((param, partials)) = pending.replace((gate.param as usize, partials)) {
+            add_sums(param, partials);
         }
+    }
+    if let Some((param, partials)) = pending {
+        add_sums(param, partials);
     }
     for &r in &plan.unread_inputs {
         row_mut(grads, r).fill(0.0);
@@ -273,6 +284,8 @@ pub(super) fn backward_with<K: GateBackward>(
 struct Portable;
 
 impl GateBackward for Portable {
+    type Partials = [[f32; PARTIALS]; 4];
+
     #[inline(always)]
     fn gate(
         c: &[f32; 4],
@@ -281,8 +294,8 @@ impl GateBackward for Portable {
         g: &Lanes,
         rows: InputRows<'_>,
         store: (bool, bool),
-    ) -> [f32; 4] {
-        let partials = match rows {
+    ) -> Self::Partials {
+        match rows {
             InputRows::Shared(row) => match store.0 {
                 true => portable_lanes(c, a, b, g, &mut OneRow::<true>(row)),
                 false => portable_lanes(c, a, b, g, &mut OneRow::<false>(row)),
@@ -293,7 +306,11 @@ impl GateBackward for Portable {
                 (false, true) => portable_lanes(c, a, b, g, &mut TwoRows::<false, true>(ga, gb)),
                 (false, false) => portable_lanes(c, a, b, g, &mut TwoRows::<false, false>(ga, gb)),
             },
-        };
+        }
+    }
+
+    #[inline(always)]
+    fn sum(partials: Self::Partials) -> [f32; 4] {
         partials.map(sum_partials)
     }
 }

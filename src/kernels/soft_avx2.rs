@@ -22,7 +22,10 @@ pub struct Avx2;
 /// f32 lanes per AVX2 register.
 const WIDTH: usize = 8;
 
-gate_backward_by_pointers!(Avx2, lanes, "AVX2");
+gate_backward_by_pointers!(Avx2, lanes, Partials, tree_sum, "AVX2");
+
+/// A coefficient's sixteen partials in two registers, for each of the four.
+type Partials = [[__m256; PARTIALS / WIDTH]; 4];
 
 impl GateForward for Avx2 {
     #[inline(always)]
@@ -68,7 +71,7 @@ unsafe fn lanes<const STORE_A: bool, const STORE_B: bool>(
     g: &Lanes,
     ga: *mut f32,
     gb: *mut f32,
-) -> [f32; 4] {
+) -> Partials {
     let (c1, c2, c3) = (
         _mm256_set1_ps(c[1]),
         _mm256_set1_ps(c[2]),
@@ -104,7 +107,7 @@ unsafe fn lanes<const STORE_A: bool, const STORE_B: bool>(
             acc[3][h] = _mm256_fmadd_ps(gav, bv, acc[3][h]);
         }
     }
-    tree_sum(acc)
+    acc
 }
 
 /// `*p = v` or `*p += v` on eight lanes.
@@ -129,7 +132,7 @@ unsafe fn store_or_add<const STORE: bool>(p: *mut f32, v: __m256) {
 /// `p[j] + p[j+8]`, then `+4`, `+2`, `+1`, as in `sum_partials`.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-pub(super) fn tree_sum(acc: [[__m256; 2]; 4]) -> [f32; 4] {
+pub(super) fn tree_sum(acc: Partials) -> [f32; 4] {
     let s4: [__m128; 4] = acc.map(|[lo, hi]| {
         let s8 = _mm256_add_ps(lo, hi);
         _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps::<1>(s8))

@@ -24,7 +24,7 @@ pub struct Avx512;
 const WIDTH: usize = 16;
 const _: () = assert!(WIDTH == PARTIALS);
 
-gate_backward_by_pointers!(Avx512, lanes, "AVX-512");
+gate_backward_by_pointers!(Avx512, lanes, [__m512; 4], halves_tree_sum, "AVX-512");
 
 impl GateForward for Avx512 {
     #[inline(always)]
@@ -71,7 +71,7 @@ unsafe fn lanes<const STORE_A: bool, const STORE_B: bool>(
     g: &Lanes,
     ga: *mut f32,
     gb: *mut f32,
-) -> [f32; 4] {
+) -> [__m512; 4] {
     let (c1, c2, c3) = (
         _mm512_set1_ps(c[1]),
         _mm512_set1_ps(c[2]),
@@ -104,7 +104,16 @@ unsafe fn lanes<const STORE_A: bool, const STORE_B: bool>(
         acc[2] = _mm512_fmadd_ps(gv, bv, acc[2]);
         acc[3] = _mm512_fmadd_ps(gav, bv, acc[3]);
     }
-    // Partials 0..8 and 8..16 of each coefficient, the AVX2 kernel's halves.
+    acc
+}
+
+/// The AVX2 kernel's tree over each coefficient's partials 0..8 and 8..16.
+///
+/// # Safety
+/// The CPU has AVX-512F, AVX2 and FMA.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+unsafe fn halves_tree_sum(acc: [__m512; 4]) -> [f32; 4] {
     tree_sum(acc.map(|p| {
         let high = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(p)));
         [_mm512_castps512_ps256(p), high]
