@@ -212,22 +212,11 @@ fn layer(c: &mut Criterion) {
     let mut coef_grads = vec![[0.0f64; 4]; 256];
     let plan = soft::BackwardPlan::new(&gates, input_rows, input_rows..rows);
     let mut grads = table(0.0f32, plan.gradient_rows() * TILE);
-    let mut patch_grads = table(0.0f32, input_rows * TILE);
     for r in input_rows..rows {
         grads[plan.gradient_slot(r) * TILE..][..TILE].fill(0.5);
     }
     group.bench_function("backward/256-gates-x64-lanes", |b| {
-        b.iter(|| {
-            soft::backward(
-                &gates,
-                &plan,
-                &coefs,
-                &acts,
-                &mut grads,
-                &mut patch_grads,
-                &mut coef_grads,
-            )
-        })
+        b.iter(|| soft::backward(&gates, &plan, &coefs, &acts, &mut grads, &mut coef_grads))
     });
     let truth: Vec<TruthMasks> = (0..256).map(|g| TruthMasks::of_op(g % 16)).collect();
     let mut bits = table(0u64, rows * WORDS);

@@ -488,9 +488,9 @@ impl SoftRollout {
                     coefs,
                     acts,
                     grads,
-                    patch_grads,
                     tile_coef_grads,
                 );
+                patch_grads.copy_from_slice(&grads[..patch_len]);
             });
     }
 }

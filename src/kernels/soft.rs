@@ -205,22 +205,16 @@ unsafe fn forward_gates<'g, K: GateForward>(
 multiversioned! {
     /// Backpropagates through every gate in reverse order, as `plan` says.
     ///
-    /// `grads` is the plan's gradient table ([`BackwardPlan::gradient_rows`] rows, of
-    /// which those below `input_rows` are not used): on entry the output rows' slots hold
-    /// the gradient of the circuit's outputs, and no other slot is read before it is
-    /// written. The input rows' gradient (the patch's) is written straight to
-    /// `patch_grads`, where the rollout keeps it. Each gate's coefficient gradients are
+    /// On entry the output rows of `grads` (same shape as `acts`) hold the gradient of
+    /// the circuit's outputs; no other row is read before it is written. On exit rows
+    /// `0..input_rows` hold the patch gradient. Each gate's coefficient gradients are
     /// summed over the tile's lanes ([`sum_partials`]) and added to `coef_grads`.
-    ///
-    /// # Panics
-    /// If `grads` or `patch_grads` is shorter than that.
     pub fn backward / backward_at(
         gates: &[GateRef],
         plan: &BackwardPlan,
         coefs: &[[f32; 4]],
         acts: &[f32],
         grads: &mut [f32],
-        patch_grads: &mut [f32],
         coef_grads: &mut [[f64; 4]],
     ) => backward_with::<Portable>,
         avx2 => backward_with::<super::soft_avx2::Avx2>,
@@ -235,27 +229,10 @@ pub(super) fn backward_with<K: GateBackward>(
     coefs: &[[f32; 4]],
     acts: &[f32],
     grads: &mut [f32],
-    patch_grads: &mut [f32],
     coef_grads: &mut [[f64; 4]],
 ) {
     let input_rows = plan.input_rows;
-    assert!(
-        grads.len() >= plan.slot_count * TILE,
-        "the table holds every slot"
-    );
-    assert!(
-        patch_grads.len() >= input_rows * TILE,
-        "the patch holds every input row"
-    );
-    let (patch, slots) = (
-        patch_grads.as_mut_ptr().cast::<Lanes>(),
-        grads.as_mut_ptr().cast::<Lanes>(),
-    );
-    // An input row's gradient lives in the patch, a gate row's in its slot.
-    let lanes = |slot: usize| match slot < input_rows {
-        true => patch.wrapping_add(slot),
-        false => slots.wrapping_add(slot),
-    };
+    let (slots, _) = grads.as_chunks_mut::<TILE>();
     // The previous gate's parameter and partials: summed once this gate's lanes are
     // under way, and added in gate order all the same.
     let mut pending: Option<(usize, K::Partials)> = None;
@@ -275,22 +252,19 @@ pub(super) fn backward_with<K: GateBackward>(
             plan.gradient_slot(ra),
             plan.gradient_slot(rb),
         );
-        // SAFETY: every slot is below the plan's slot count (asserted to fit `grads`)
-        // and every input row below `input_rows` (asserted to fit `patch_grads`); a
-        // gate's output is a gate row, in a slot apart from its inputs' (plan
-        // invariants), and two different live rows never share a slot.
-        let (g, rows) = unsafe {
-            let g = &*lanes(sg);
-            if ra == rb {
-                debug_assert_eq!(
-                    flags & STORE_B,
-                    0,
-                    "the plan stores a shared row's first only"
-                );
-                (g, InputRows::Shared(&mut *lanes(sa)))
-            } else {
-                (g, InputRows::Apart(&mut *lanes(sa), &mut *lanes(sb)))
-            }
+        let (g, rows) = if ra == rb {
+            debug_assert_eq!(
+                flags & STORE_B,
+                0,
+                "the plan stores a shared row's first only"
+            );
+            // SAFETY: the plan gives a gate's output a slot apart from its inputs'.
+            let [g, ga] = unsafe { slots.get_disjoint_unchecked_mut([sg, sa]) };
+            (&*g, InputRows::Shared(ga))
+        } else {
+            // SAFETY: as above, and two different live rows never share a slot.
+            let [g, ga, gb] = unsafe { slots.get_disjoint_unchecked_mut([sg, sa, sb]) };
+            (&*g, InputRows::Apart(ga, gb))
         };
         let store = (flags & STORE_A != 0, flags & STORE_B != 0);
         let partials = K::gate(&coefs[gate.param as usize], a, b, g, rows, store);
@@ -302,7 +276,7 @@ pub(super) fn backward_with<K: GateBackward>(
         add_sums(param, partials);
     }
     for &r in &plan.unread_inputs {
-        row_mut(patch_grads, r).fill(0.0);
+        row_mut(grads, r).fill(0.0);
     }
 }
 
@@ -578,7 +552,6 @@ mod tests {
         let patch = input_rows * TILE;
         for level in SimdLevel::available() {
             let mut grads = fast_grads_in.clone();
-            let mut patch_grads = vec![f32::NAN; patch];
             let mut coef_grads = vec![[0.0; 4]; 12];
             backward_at(
                 level,
@@ -587,10 +560,13 @@ mod tests {
                 &coefs,
                 &acts,
                 &mut grads,
-                &mut patch_grads,
                 &mut coef_grads,
             );
-            assert_eq!(patch_grads, slow_grads[..patch], "{level}: patch gradient");
+            assert_eq!(
+                grads[..patch],
+                slow_grads[..patch],
+                "{level}: patch gradient"
+            );
             assert_eq!(coef_grads, slow_coefs, "{level}: coefficient gradients");
         }
     }
