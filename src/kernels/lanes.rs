@@ -36,6 +36,11 @@ pub trait GateBackward {
     /// A gate's partial sums, as the kernel holds them (in registers).
     type Partials: Copy;
 
+    /// Whether the gate loop sums a gate's partials only once the next gate's lanes
+    /// run: where the registers hold both gates' partials (AVX-512 has 32), and not
+    /// where they would spill (AVX2's and SSE2's 16: +10% instructions on AVX2).
+    const DEFER_SUM: bool;
+
     fn gate(
         c: &[f32; 4],
         a: &Lanes,
@@ -60,12 +65,13 @@ pub trait GateForward {
 /// `$lanes::<STORE_A, STORE_B>(c, a, b, g, ga, gb)`, which takes the gradient rows as
 /// pointers (equal for a shared row, which then takes `a`'s gradient first and adds
 /// `b`'s) and returns `$partials`, and `$sum(partials)`; both must be called only where
-/// the CPU has their features.
+/// the CPU has their features. `$defer` is [`GateBackward::DEFER_SUM`].
 #[cfg(target_arch = "x86_64")]
 macro_rules! gate_backward_by_pointers {
-    ($kernel:ty, $lanes:ident, $partials:ty, $sum:ident, $level:literal) => {
+    ($kernel:ty, $lanes:ident, $partials:ty, $sum:ident, defer $defer:literal, $level:literal) => {
         impl GateBackward for $kernel {
             type Partials = $partials;
+            const DEFER_SUM: bool = $defer;
 
             #[inline(always)]
             fn gate(

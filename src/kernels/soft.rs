@@ -233,13 +233,9 @@ pub(super) fn backward_with<K: GateBackward>(
 ) {
     let input_rows = plan.input_rows;
     let (slots, _) = grads.as_chunks_mut::<TILE>();
-    // The previous gate's parameter and partials: summed once this gate's lanes are
-    // under way, and added in gate order all the same.
-    let mut pending: Option<(usize, K::Partials)> = None;
-    let mut add_sums = |param: usize, partials: K::Partials| {
-        for (total, sum) in coef_grads[param].iter_mut().zip(K::sum(partials)) {
-            *total += f64::from(sum);
-        }
+    let mut sums = CoefSums::<K> {
+        totals: coef_grads,
+        pending: None,
     };
     for (i, (gate, &flags)) in gates.iter().zip(&plan.flags).enumerate().rev() {
         if flags & SKIP != 0 {
@@ -268,15 +264,47 @@ pub(super) fn backward_with<K: GateBackward>(
         };
         let store = (flags & STORE_A != 0, flags & STORE_B != 0);
         let partials = K::gate(&coefs[gate.param as usize], a, b, g, rows, store);
-        if let Some((param, partials)) = pending.replace((gate.param as usize, partials)) {
-            add_sums(param, partials);
-        }
+        sums.push(gate.param as usize, partials);
     }
-    if let Some((param, partials)) = pending {
-        add_sums(param, partials);
-    }
+    sums.finish();
     for &r in &plan.unread_inputs {
         row_mut(grads, r).fill(0.0);
+    }
+}
+
+/// Adds each gate's coefficient sums to the totals in gate order; where the kernel defers
+/// them ([`GateBackward::DEFER_SUM`]), a gate's partials are summed once the next gate's
+/// lanes are under way.
+struct CoefSums<'c, K: GateBackward> {
+    totals: &'c mut [[f64; 4]],
+    pending: Option<(usize, K::Partials)>,
+}
+
+impl<K: GateBackward> CoefSums<'_, K> {
+    #[inline(always)]
+    fn push(&mut self, param: usize, partials: K::Partials) {
+        let ready = match K::DEFER_SUM {
+            true => self.pending.replace((param, partials)),
+            false => Some((param, partials)),
+        };
+        if let Some((param, partials)) = ready {
+            self.add(param, partials);
+        }
+    }
+
+    #[inline(always)]
+    fn add(&mut self, param: usize, partials: K::Partials) {
+        for (total, sum) in self.totals[param].iter_mut().zip(K::sum(partials)) {
+            *total += f64::from(sum);
+        }
+    }
+
+    /// Adds the last gate's sums.
+    #[inline(always)]
+    fn finish(mut self) {
+        if let Some((param, partials)) = self.pending.take() {
+            self.add(param, partials);
+        }
     }
 }
 
@@ -285,6 +313,7 @@ struct Portable;
 
 impl GateBackward for Portable {
     type Partials = [[f32; PARTIALS]; 4];
+    const DEFER_SUM: bool = false;
 
     #[inline(always)]
     fn gate(

@@ -22,7 +22,7 @@ pub struct Avx2;
 /// f32 lanes per AVX2 register.
 const WIDTH: usize = 8;
 
-gate_backward_by_pointers!(Avx2, lanes, Partials, tree_sum, "AVX2");
+gate_backward_by_pointers!(Avx2, lanes, Partials, tree_sum, defer false, "AVX2");
 
 /// A coefficient's sixteen partials in two registers, for each of the four.
 type Partials = [[__m256; PARTIALS / WIDTH]; 4];

@@ -24,7 +24,14 @@ pub struct Avx512;
 const WIDTH: usize = 16;
 const _: () = assert!(WIDTH == PARTIALS);
 
-gate_backward_by_pointers!(Avx512, lanes, [__m512; 4], halves_tree_sum, "AVX-512");
+gate_backward_by_pointers!(
+    Avx512,
+    lanes,
+    [__m512; 4],
+    halves_tree_sum,
+    defer true,
+    "AVX-512"
+);
 
 impl GateForward for Avx512 {
     #[inline(always)]
