@@ -73,21 +73,25 @@ fn gather_patch_body(
     acts: &mut [f32],
 ) {
     let tile_len = channels * TILE;
-    for c in 0..channels {
-        for p in 0..PATCH {
-            let out = &mut acts[(c * PATCH + p) * TILE..][..TILE];
-            out.fill(0.0);
-            for (offset, lanes) in shifts.shifts(p) {
-                let seen = tile_bits(lanes, tile);
-                for seg in segments(tile, offset) {
-                    // The lanes of this segment that see the offset; their source is in
-                    // the window (a run reads only its own tiles).
-                    let mask = seg.lanes(seen >> seg.dst.start);
-                    if mask == 0 {
-                        continue;
-                    }
-                    let src_tile = seg.src_tile - first;
-                    let src = &state[src_tile * tile_len + c * TILE + seg.src_start..];
+    // Which lanes each copy takes depends on the position, not the channel: found once
+    // for all channels.
+    for p in 0..PATCH {
+        for c in 0..channels {
+            acts[(c * PATCH + p) * TILE..][..TILE].fill(0.0);
+        }
+        for (offset, lanes) in shifts.shifts(p) {
+            let seen = tile_bits(lanes, tile);
+            for seg in segments(tile, offset) {
+                // The lanes of this segment that see the offset; their source is in the
+                // window (a run reads only its own tiles).
+                let mask = seg.lanes(seen >> seg.dst.start);
+                if mask == 0 {
+                    continue;
+                }
+                let src_start = (seg.src_tile - first) * tile_len + seg.src_start;
+                for c in 0..channels {
+                    let out = &mut acts[(c * PATCH + p) * TILE..][..TILE];
+                    let src = &state[src_start + c * TILE..];
                     select_lanes(&mut out[seg.dst.clone()], src, mask, |o, v| *o = v);
                 }
             }
@@ -195,21 +199,25 @@ fn scatter_tile_body(
             let kept = masks.is_some_and(|m| !m.fires(t, tile * TILE + l));
             *g = if kept { next } else { 0.0 };
         }
-        for p in 0..PATCH {
-            for (offset, lanes) in shifts.shifts(p) {
-                for seg in segments(tile, -offset) {
-                    // The readers of this segment's lanes that see them from here.
-                    if seg.src_tile * TILE >= lanes.len() * 64 {
-                        continue;
-                    }
-                    let read = tile_bits(lanes, seg.src_tile);
-                    let mask = seg.lanes(read >> seg.src_start);
-                    if mask == 0 {
-                        continue;
-                    }
-                    let src_tile = seg.src_tile - first;
-                    let src = &patch_grads
-                        [src_tile * patch_len + (c * PATCH + p) * TILE + seg.src_start..];
+    }
+    // As in the gather, each add's lanes are found once for all channels; a channel's
+    // adds still come in patch order.
+    for p in 0..PATCH {
+        for (offset, lanes) in shifts.shifts(p) {
+            for seg in segments(tile, -offset) {
+                // The readers of this segment's lanes that see them from here.
+                if seg.src_tile * TILE >= lanes.len() * 64 {
+                    continue;
+                }
+                let read = tile_bits(lanes, seg.src_tile);
+                let mask = seg.lanes(read >> seg.src_start);
+                if mask == 0 {
+                    continue;
+                }
+                let src_start = (seg.src_tile - first) * patch_len + p * TILE + seg.src_start;
+                for c in 0..channels {
+                    let g = &mut out[c * TILE..][..TILE];
+                    let src = &patch_grads[src_start + c * PATCH * TILE..];
                     select_lanes(&mut g[seg.dst.clone()], src, mask, |o, v| *o += v);
                 }
             }
