@@ -30,15 +30,15 @@ pub enum InputRows<'r> {
 /// Every implementation gives the same bits.
 ///
 /// The two are apart so that the gate loop can sum one gate's partials while the next
-/// gate's lanes run: the tree is a long chain of dependent steps, and done at once it
-/// held up every gate behind it.
+/// gate's lanes run: the tree is a long chain of dependent steps at the gate's tail.
 pub trait GateBackward {
     /// A gate's partial sums, as the kernel holds them (in registers).
     type Partials: Copy;
 
     /// Whether the gate loop sums a gate's partials only once the next gate's lanes
     /// run: where the registers hold both gates' partials (AVX-512 has 32), and not
-    /// where they would spill (AVX2's and SSE2's 16: +10% instructions on AVX2).
+    /// where they would spill (AVX2's and SSE2's 16; on AVX2 the spills cost about 7%
+    /// of a training run's instructions).
     const DEFER_SUM: bool;
 
     fn gate(
