@@ -216,7 +216,7 @@ fn layer(c: &mut Criterion) {
         grads[plan.gradient_slot(r) * TILE..][..TILE].fill(0.5);
     }
     group.bench_function("backward/256-gates-x64-lanes", |b| {
-        b.iter(|| soft::backward(&gates, &plan, &coefs, &acts, &mut grads, &mut coef_grads))
+        b.iter(|| soft::backward(&plan, &coefs, &acts, &mut grads, &mut coef_grads))
     });
     let truth: Vec<TruthMasks> = (0..256).map(|g| TruthMasks::of_op(g % 16)).collect();
     let mut bits = table(0u64, rows * WORDS);

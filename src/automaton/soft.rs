@@ -482,14 +482,7 @@ impl SoftRollout {
                     next_grads,
                     grads,
                 );
-                kernel::backward(
-                    &circuit.gates,
-                    &self.plans.backward,
-                    coefs,
-                    acts,
-                    grads,
-                    tile_coef_grads,
-                );
+                kernel::backward(&self.plans.backward, coefs, acts, grads, tile_coef_grads);
                 patch_grads.copy_from_slice(&grads[..patch_len]);
             });
     }

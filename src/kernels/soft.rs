@@ -16,12 +16,6 @@ use crate::kernels::simd::multiversioned;
 use crate::model::circuit::GateRef;
 use crate::model::gates::{add_soft_gate_coef_grads, soft_gate, soft_gate_input_grads};
 
-fn row(table: &[f32], r: usize) -> &Lanes {
-    table[r * TILE..(r + 1) * TILE]
-        .try_into()
-        .expect("row inside the table")
-}
-
 fn row_mut(table: &mut [f32], r: usize) -> &mut Lanes {
     (&mut table[r * TILE..(r + 1) * TILE])
         .try_into()
@@ -35,24 +29,52 @@ fn row_mut(table: &mut [f32], r: usize) -> &mut Lanes {
 /// gate, after which the slot serves another row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BackwardPlan {
-    /// Per gate: [`STORE_A`], [`STORE_B`], [`SKIP`].
-    flags: Vec<u8>,
+    /// The gates that backward runs, in the order it runs them (reverse, the skipped
+    /// ones left out), with their rows, slots and store flags resolved.
+    steps: Vec<BackwardStep>,
     /// Per row: its gradient's slot (input rows keep their own index).
     slots: Vec<u32>,
     /// Slots a gradient table needs.
     slot_count: usize,
     /// Input rows that no gate reads: their gradient is zero.
     unread_inputs: Vec<usize>,
-    /// Rows before the first gate's.
-    input_rows: usize,
+    /// Above every activation row that `steps` reads.
+    rows_read: usize,
+    /// Above every parameter that `steps` uses.
+    params_read: usize,
+}
+
+/// One gate as backward's loop runs it, every index looked up beforehand (resolving
+/// them per gate took about 30 of the loop's instructions): the activation rows it
+/// reads, the gradient slots of its output and its inputs, and its parameter with
+/// [`STORE_A`] / [`STORE_B`] in the low bits (24 bytes: the plan is kept per wiring).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct BackwardStep {
+    a: u32,
+    b: u32,
+    g: u32,
+    ga: u32,
+    gb: u32,
+    param_flags: u32,
+}
+
+/// Bits of [`BackwardStep::param_flags`] that hold the store flags.
+const FLAG_BITS: u32 = 2;
+
+impl BackwardStep {
+    fn param(&self) -> usize {
+        (self.param_flags >> FLAG_BITS) as usize
+    }
+
+    fn flags(&self) -> u32 {
+        self.param_flags & ((1 << FLAG_BITS) - 1)
+    }
 }
 
 /// Backward stores (not adds) the gate's gradient on input `a`.
-const STORE_A: u8 = 1;
+const STORE_A: u32 = 1;
 /// Backward stores (not adds) the gate's gradient on input `b`.
-const STORE_B: u8 = 2;
-/// No gradient reaches the gate's output: backward skips it.
-const SKIP: u8 = 4;
+const STORE_B: u32 = 2;
 
 /// Hands out gradient slots above the input rows, reusing the most recently freed first
 /// (it is the likeliest to be in cache).
@@ -71,8 +93,14 @@ impl SlotAllocator {
 }
 
 impl BackwardPlan {
+    /// Bytes the plan holds per gate of its circuit (at most).
+    pub const BYTES_PER_GATE: usize = size_of::<BackwardStep>();
+
     /// The plan for `gates` whose gradient enters through the rows `seeded` (the
     /// circuit's outputs); `input_rows` rows precede the first gate's.
+    ///
+    /// # Panics
+    /// If a parameter index is 2^30 or more (it shares a word with two flags).
     pub fn new(
         gates: &[GateRef],
         input_rows: usize,
@@ -91,31 +119,47 @@ impl BackwardPlan {
                 slots[r] = alloc.take();
             }
         }
-        let mut flags = vec![0; gates.len()];
+        let mut steps = Vec::with_capacity(gates.len());
         for (i, gate) in gates.iter().enumerate().rev() {
             let row = input_rows + i;
             if !touched[row] {
-                flags[i] = SKIP;
                 continue;
             }
+            let mut flags = 0;
             for (input, store) in [(gate.a as usize, STORE_A), (gate.b as usize, STORE_B)] {
                 if !std::mem::replace(&mut touched[input], true) {
-                    flags[i] |= store;
+                    flags |= store;
                     if input >= input_rows {
                         slots[input] = alloc.take();
                     }
                 }
             }
+            assert!(
+                gate.param < u32::MAX >> FLAG_BITS,
+                "parameter indices fit beside the store flags"
+            );
+            steps.push(BackwardStep {
+                a: gate.a,
+                b: gate.b,
+                g: slots[row],
+                ga: slots[gate.a as usize],
+                gb: slots[gate.b as usize],
+                param_flags: (gate.param << FLAG_BITS) | flags,
+            });
             // Free only now, so that the gate's own slot differs from its inputs'.
             alloc.free.push(slots[row]);
         }
         let unread_inputs = (0..input_rows).filter(|&r| !touched[r]).collect();
+        let rows_read = steps.iter().map(|s| s.a.max(s.b) as usize + 1).max();
+        let params_read = steps.iter().map(|s| s.param() + 1).max();
+        steps.shrink_to_fit();
         BackwardPlan {
-            flags,
+            steps,
             slots,
             slot_count: alloc.count,
             unread_inputs,
-            input_rows,
+            rows_read: rows_read.unwrap_or(0),
+            params_read: params_read.unwrap_or(0),
         }
     }
 
@@ -203,14 +247,14 @@ unsafe fn forward_gates<'g, K: GateForward>(
 }
 
 multiversioned! {
-    /// Backpropagates through every gate in reverse order, as `plan` says.
+    /// Backpropagates through the gates of the circuit that `plan` was made for, in
+    /// reverse order.
     ///
     /// On entry the output rows of `grads` (same shape as `acts`) hold the gradient of
     /// the circuit's outputs; no other row is read before it is written. On exit rows
     /// `0..input_rows` hold the patch gradient. Each gate's coefficient gradients are
     /// summed over the tile's lanes ([`sum_partials`]) and added to `coef_grads`.
     pub fn backward / backward_at(
-        gates: &[GateRef],
         plan: &BackwardPlan,
         coefs: &[[f32; 4]],
         acts: &[f32],
@@ -224,47 +268,53 @@ multiversioned! {
 /// The gate loop of [`backward`], shared by every level; `K` does one gate's lanes.
 #[inline(always)]
 pub(super) fn backward_with<K: GateBackward>(
-    gates: &[GateRef],
     plan: &BackwardPlan,
     coefs: &[[f32; 4]],
     acts: &[f32],
     grads: &mut [f32],
     coef_grads: &mut [[f64; 4]],
 ) {
-    let input_rows = plan.input_rows;
+    let (acts_rows, _) = acts.as_chunks::<TILE>();
     let (slots, _) = grads.as_chunks_mut::<TILE>();
+    assert!(
+        acts_rows.len() >= plan.rows_read,
+        "the table holds every row read"
+    );
+    assert!(
+        slots.len() >= plan.slot_count,
+        "the gradient table holds every slot"
+    );
+    assert!(
+        coefs.len() >= plan.params_read,
+        "every parameter has coefficients"
+    );
     let mut sums = CoefSums::<K> {
         totals: coef_grads,
         pending: None,
     };
-    for (i, (gate, &flags)) in gates.iter().zip(&plan.flags).enumerate().rev() {
-        if flags & SKIP != 0 {
-            continue;
-        }
-        let (ra, rb) = (gate.a as usize, gate.b as usize);
-        let (a, b) = (row(acts, ra), row(acts, rb));
-        let (sg, sa, sb) = (
-            plan.gradient_slot(input_rows + i),
-            plan.gradient_slot(ra),
-            plan.gradient_slot(rb),
-        );
-        let (g, rows) = if ra == rb {
-            debug_assert_eq!(
-                flags & STORE_B,
-                0,
-                "the plan stores a shared row's first only"
-            );
-            // SAFETY: the plan gives a gate's output a slot apart from its inputs'.
-            let [g, ga] = unsafe { slots.get_disjoint_unchecked_mut([sg, sa]) };
-            (&*g, InputRows::Shared(ga))
-        } else {
-            // SAFETY: as above, and two different live rows never share a slot.
-            let [g, ga, gb] = unsafe { slots.get_disjoint_unchecked_mut([sg, sa, sb]) };
-            (&*g, InputRows::Apart(ga, gb))
+    let (acts_rows, slots) = (acts_rows.as_ptr(), slots.as_mut_ptr());
+    for step in &plan.steps {
+        // SAFETY: checked above: every row, slot and parameter named is in its table;
+        // the plan gives a gate's output a slot apart from its inputs', and two
+        // different live rows never share a slot.
+        let (a, b, g, rows, c) = unsafe {
+            let (ga, gb) = (slots.add(step.ga as usize), slots.add(step.gb as usize));
+            let rows = if ga == gb {
+                InputRows::Shared(&mut *ga)
+            } else {
+                InputRows::Apart(&mut *ga, &mut *gb)
+            };
+            (
+                &*acts_rows.add(step.a as usize),
+                &*acts_rows.add(step.b as usize),
+                &*slots.add(step.g as usize),
+                rows,
+                coefs.get_unchecked(step.param()),
+            )
         };
-        let store = (flags & STORE_A != 0, flags & STORE_B != 0);
-        let partials = K::gate(&coefs[gate.param as usize], a, b, g, rows, store);
-        sums.push(gate.param as usize, partials);
+        let store = (step.flags() & STORE_A != 0, step.flags() & STORE_B != 0);
+        let partials = K::gate(c, a, b, g, rows, store);
+        sums.push(step.param(), partials);
     }
     sums.finish();
     for &r in &plan.unread_inputs {
@@ -552,7 +602,7 @@ mod tests {
         forward(every, &coefs, &mut acts);
         let outputs = [input_rows + gates.len() - 2, input_rows + gates.len() - 1];
         let plan = BackwardPlan::new(&gates, input_rows, outputs);
-        assert!(plan.flags.contains(&SKIP), "the case has dead gates");
+        assert!(plan.steps.len() < gates.len(), "the case has dead gates");
         assert!(!plan.unread_inputs.is_empty(), "and an input no gate reads");
         let mut slow_grads = vec![0.0; acts.len()];
         for (k, &r) in outputs.iter().enumerate() {
@@ -582,15 +632,7 @@ mod tests {
         for level in SimdLevel::available() {
             let mut grads = fast_grads_in.clone();
             let mut coef_grads = vec![[0.0; 4]; 12];
-            backward_at(
-                level,
-                &gates,
-                &plan,
-                &coefs,
-                &acts,
-                &mut grads,
-                &mut coef_grads,
-            );
+            backward_at(level, &plan, &coefs, &acts, &mut grads, &mut coef_grads);
             assert_eq!(
                 grads[..patch],
                 slow_grads[..patch],
@@ -609,7 +651,13 @@ mod tests {
         let plan = BackwardPlan::new(&gates, 3, [4]);
         // Reverse order: gate 2 is dead; gate 1 is the first to write rows 3 and 1; gate 0
         // the first to write row 0 through `a`, then adds to it through `b`.
-        assert_eq!(plan.flags, vec![STORE_A, STORE_A | STORE_B, SKIP]);
+        let runs: Vec<_> = plan.steps.iter().map(|s| (s.a, s.b, s.flags())).collect();
+        assert_eq!(runs, vec![(3, 1, STORE_A | STORE_B), (0, 0, STORE_A)]);
+        // Slots: inputs keep theirs (0..3); output row 4 takes slot 3, row 3 slot 4 (taken
+        // while row 4's is still live), so two slots above the inputs.
+        let slots: Vec<_> = plan.steps.iter().map(|s| (s.g, s.ga, s.gb)).collect();
+        assert_eq!(slots, vec![(3, 4, 1), (4, 0, 0)]);
+        assert_eq!(plan.gradient_rows(), 5);
         assert_eq!(plan.unread_inputs, vec![2]);
     }
 

@@ -5,7 +5,7 @@
 use crate::automaton::soft::ActivationMemory;
 use crate::error::MemoryError;
 use crate::kernels::hard::{HARD_TILE, WORDS};
-use crate::kernels::soft::TILE;
+use crate::kernels::soft::{BackwardPlan, TILE};
 use crate::model::config::{ModelConfig, TrainSettings, PATCH};
 
 /// The environment variable that sets the limit (bytes, or with K, M, G or T).
@@ -119,9 +119,9 @@ pub fn objective_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> 
         true => (soft_lanes / TILE as u64).checked_mul(params * 32)?,
         false => 0,
     };
-    // The circuit and the rollout's forward plan (a gate and its output slot, a slot
-    // per row).
-    let per_gate = params * (128 + 16 + 32 + 64 + 8) + gates * (12 + 16) + rows * 4;
+    let per_gate = params
+        .checked_mul(128 + 16 + 32 + 64 + 8)?
+        .checked_add(wiring_bytes(config)?)?;
     let hard = hard_rollout_bytes(config, lanes)?;
     let grids = f32s(lanes.checked_mul(c + config.target_channels.len() as u64)?)?;
     [
@@ -194,13 +194,13 @@ pub fn training_run_bytes(config: &ModelConfig, settings: &TrainSettings) -> Opt
 }
 
 /// Bytes of a model's compiled wiring: its circuit (three words per gate), its backward
-/// plan (a flag per gate, a gradient slot per row) and its forward plan (four words per
+/// plan (a step per gate, a gradient slot per row) and its forward plan (four words per
 /// gate, a slot per row).
 fn wiring_bytes(config: &ModelConfig) -> Option<u64> {
     let gates = config.gates_per_cell_step() as u64;
     let rows = gates.checked_add((config.channels * PATCH) as u64)?;
     gates
-        .checked_mul(12 + 1 + 16)?
+        .checked_mul(12 + BackwardPlan::BYTES_PER_GATE as u64 + 16)?
         .checked_add(rows.checked_mul(4 + 4)?)
 }
 
