@@ -84,7 +84,10 @@ impl ForwardPlan {
             .map(slot_index)
             .collect();
         let mut slot_count = input_rows;
-        let (mut run, mut outs) = (Vec::new(), Vec::new());
+        // Room for every gate, then trimmed: the plan is kept per wiring, so a doubled
+        // capacity would stay allocated for every start.
+        let mut run = Vec::with_capacity(gates.len());
+        let mut outs = Vec::with_capacity(gates.len());
         for (i, gate) in gates.iter().enumerate() {
             if last_reader[input_rows + i].is_none() {
                 continue;
@@ -109,6 +112,8 @@ impl ForwardPlan {
                 }
             }
         }
+        run.shrink_to_fit();
+        outs.shrink_to_fit();
         ForwardPlan {
             gates: run,
             outs,
