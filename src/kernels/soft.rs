@@ -134,6 +134,8 @@ impl BackwardPlan {
                     }
                 }
             }
+            // A row read twice takes `a`'s gradient first (`InputRows::Shared`).
+            debug_assert!(gate.a != gate.b || flags & STORE_B == 0);
             assert!(
                 gate.param < u32::MAX >> FLAG_BITS,
                 "parameter indices fit beside the store flags"
@@ -250,9 +252,9 @@ multiversioned! {
     /// Backpropagates through the gates of the circuit that `plan` was made for, in
     /// reverse order.
     ///
-    /// On entry the output rows of `grads` (same shape as `acts`) hold the gradient of
-    /// the circuit's outputs; no other row is read before it is written. On exit rows
-    /// `0..input_rows` hold the patch gradient. Each gate's coefficient gradients are
+    /// `grads` has the plan's [`gradient_rows`](BackwardPlan::gradient_rows): on entry
+    /// the slots of the circuit's outputs hold their gradient; no other slot is read
+    /// before it is written. On exit rows `0..input_rows` hold the patch gradient. Each gate's coefficient gradients are
     /// summed over the tile's lanes ([`sum_partials`]) and added to `coef_grads`.
     pub fn backward / backward_at(
         plan: &BackwardPlan,

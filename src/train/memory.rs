@@ -119,6 +119,7 @@ pub fn objective_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> 
         true => (soft_lanes / TILE as u64).checked_mul(params * 32)?,
         false => 0,
     };
+    // Per parameter its logits, optimizer state and gradients; the compiled wiring.
     let per_gate = params
         .checked_mul(128 + 16 + 32 + 64 + 8)?
         .checked_add(wiring_bytes(config)?)?;
