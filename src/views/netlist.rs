@@ -156,19 +156,7 @@ impl Netlist {
 
     /// Pass-throughs bypassed, dead gates and outputs of non-live channels removed.
     pub fn pruned(&self, target_channels: &[usize]) -> Netlist {
-        // Resolve pass-through chains in one forward pass (gates are topological).
-        let mut alias: Vec<Signal> = Vec::with_capacity(self.gates.len());
-        let resolve = |s: Signal, alias: &[Signal]| match s {
-            Signal::Gate(g) => alias[g as usize],
-            input => input,
-        };
-        for (i, g) in self.gates.iter().enumerate() {
-            alias.push(match g.op as usize {
-                crate::model::gates::PASS_A => resolve(g.a, &alias),
-                crate::model::gates::PASS_B => resolve(g.b, &alias),
-                _ => Signal::Gate(i as u32),
-            });
-        }
+        let alias = self.pass_through_aliases();
         let live = self.live_channels(target_channels);
         let outputs: Vec<(usize, Signal)> = self
             .outputs
@@ -176,20 +164,7 @@ impl Netlist {
             .filter(|(c, _)| live.contains(c))
             .map(|&(c, s)| (c, resolve(s, &alias)))
             .collect();
-        // Mark the gates the live outputs need, following resolved wires.
-        let mut needed = vec![false; self.gates.len()];
-        let mut stack: Vec<Signal> = outputs.iter().map(|&(_, s)| s).collect();
-        while let Some(s) = stack.pop() {
-            if let Signal::Gate(g) = s {
-                if !std::mem::replace(&mut needed[g as usize], true) {
-                    stack.extend(
-                        self.gates[g as usize]
-                            .read_inputs()
-                            .map(|s| resolve(s, &alias)),
-                    );
-                }
-            }
-        }
+        let needed = self.needed_gates(&outputs, &alias);
         let mut new_index = vec![u32::MAX; self.gates.len()];
         let mut gates = Vec::new();
         // An ignored input may name a removed gate; wire it to input 0 instead (the op
@@ -218,6 +193,46 @@ impl Netlist {
             gates,
             outputs,
         }
+    }
+
+    /// What each gate's output really is once pass-through chains are followed: one
+    /// forward pass suffices because the gates are in topological order.
+    fn pass_through_aliases(&self) -> Vec<Signal> {
+        let mut alias: Vec<Signal> = Vec::with_capacity(self.gates.len());
+        for (i, g) in self.gates.iter().enumerate() {
+            alias.push(match g.op as usize {
+                crate::model::gates::PASS_A => resolve(g.a, &alias),
+                crate::model::gates::PASS_B => resolve(g.b, &alias),
+                _ => Signal::Gate(i as u32),
+            });
+        }
+        alias
+    }
+
+    /// The gates the given outputs need, following resolved wires.
+    fn needed_gates(&self, outputs: &[(usize, Signal)], alias: &[Signal]) -> Vec<bool> {
+        let mut needed = vec![false; self.gates.len()];
+        let mut stack: Vec<Signal> = outputs.iter().map(|&(_, s)| s).collect();
+        while let Some(s) = stack.pop() {
+            if let Signal::Gate(g) = s {
+                if !std::mem::replace(&mut needed[g as usize], true) {
+                    stack.extend(
+                        self.gates[g as usize]
+                            .read_inputs()
+                            .map(|s| resolve(s, alias)),
+                    );
+                }
+            }
+        }
+        needed
+    }
+}
+
+/// A signal with a pass-through gate replaced by what it passes on.
+fn resolve(s: Signal, alias: &[Signal]) -> Signal {
+    match s {
+        Signal::Gate(g) => alias[g as usize],
+        input => input,
     }
 }
 
