@@ -1,25 +1,41 @@
 //! The `logicars` command: parse the options, run the command, report.
+//!
+//! `commands` holds one module per subcommand; `support` the helpers they share (flag
+//! parsers, the machine's limits, output checks, progress, the compute-time record and
+//! the pictures of a rollout). The computation itself is the library's.
 
 mod commands;
+mod support;
 
 use std::process::ExitCode;
 
+use anyhow::Result;
 use clap::FromArgMatches;
 
+use commands::train::Interrupted;
 use commands::{Cli, Command};
 
 fn main() -> ExitCode {
     one_malloc_arena();
-    let cli = match Cli::from_arg_matches(&commands::command().get_matches()) {
-        Ok(cli) => cli,
-        Err(e) => e.exit(),
-    };
+    let cli = parse_options();
     // An instruction set asked for that this CPU lacks is an error, not a panic later.
     if let Err(e) = logicars::kernels::simd::from_env() {
         eprintln!("Error: {}: {e}", logicars::kernels::simd::SIMD_VAR);
         return ExitCode::FAILURE;
     }
-    let result = match cli.command {
+    exit_code(run(cli.command))
+}
+
+/// The options, or clap's usage message and exit on a mistake.
+fn parse_options() -> Cli {
+    match Cli::from_arg_matches(&commands::command().get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    }
+}
+
+fn run(command: Command) -> Result<()> {
+    match command {
         Command::Train(args) => commands::train::run(*args),
         Command::Eval(args) => commands::eval::run(args),
         Command::Render(args) => commands::render::run(args),
@@ -32,11 +48,16 @@ fn main() -> ExitCode {
             commands::completions::run(&args);
             Ok(())
         }
-    };
+    }
+}
+
+/// Success, the exit code of the signal that stopped a training run (after its message),
+/// or failure after `Error: ` and the error's chain.
+fn exit_code(result: Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.is::<commands::train::Interrupted>() => {
-            let interrupted = e.downcast_ref::<commands::train::Interrupted>();
+        Err(e) if e.is::<Interrupted>() => {
+            let interrupted = e.downcast_ref::<Interrupted>();
             let code = interrupted.map_or(1, |i| i.code);
             eprintln!("{e}");
             ExitCode::from(code)

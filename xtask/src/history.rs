@@ -7,8 +7,8 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::export::label;
-use crate::report::summary::Report;
+use crate::results::report::Report;
+use crate::support::label::label;
 
 /// One variant on one workload in one report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -5,7 +5,8 @@ use std::path::Path;
 use logicars::kernels::simd::SimdLevel;
 use serde::Serialize;
 
-use crate::{paths, rustc};
+use crate::paths;
+use crate::toolchain::rustc;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Machine {

@@ -1,31 +1,33 @@
 //! `cargo xtask`: the build pipeline of logicars (PGO, BOLT, benchmarks, flamegraphs).
+//!
+//! The layers, from the bottom: `paths`, `workloads` and the `toolchain` describe where
+//! things are; `stages` make the binaries; `measure` runs them; `results` holds what was
+//! measured and reported; `analysis` turns measurements into statistics; `export` turns
+//! a report into bytes and `history` keeps its rows. `commands` are what a user runs;
+//! this file parses the command line, runs the command and turns its outcome into an
+//! exit code.
 
-mod assets;
-mod bolt;
-mod builder;
-mod clean;
-mod compare;
-mod doctor;
-mod dry_run;
+mod analysis;
+mod commands;
 mod export;
-mod flamegraph;
 mod history;
-mod instructions;
 mod machine;
-mod manifest;
+mod measure;
 mod paths;
-mod pgo;
-mod report;
-mod runner;
-mod rustc;
-mod setup;
-mod stats;
-mod tools;
+mod results;
+mod stages;
+mod support;
+mod toolchain;
 mod workloads;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+use commands::{
+    assets, bolt, clean, compare, doctor, flamegraph, instructions, pgo, report, setup,
+};
+use results::verdict::Verdict;
 
 #[derive(Parser)]
 #[command(
@@ -69,30 +71,30 @@ enum Command {
 const SLOWER: u8 = 3;
 
 fn main() -> ExitCode {
-    let result = match Cli::parse().command {
-        Command::Compare(args) => match compare::run(args) {
-            Ok(compare::Verdict::Slower) => return ExitCode::from(SLOWER),
-            other => other.map(|_| ()),
-        },
-        Command::Instructions(args) => match instructions::run(args) {
-            Ok(compare::Verdict::Slower) => return ExitCode::from(SLOWER),
-            other => other.map(|_| ()),
-        },
-        Command::Doctor => doctor::run(),
-        Command::Assets(args) => assets::run(args),
-        Command::Setup => setup::run(),
-        Command::Pgo(args) => pgo::run(args),
-        Command::Bolt(args) => bolt::run(args),
-        Command::Report(args) => report::run(args),
-        Command::Flamegraph(args) => flamegraph::run(args),
-        Command::Clean => clean::run(),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
+    match run(Cli::parse().command) {
+        Ok(Verdict::Fine) => ExitCode::SUCCESS,
+        Ok(Verdict::Slower) => ExitCode::from(SLOWER),
         Err(e) => {
             eprintln!("Error: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Runs one command; only the checks can answer [`Verdict::Slower`].
+fn run(command: Command) -> anyhow::Result<Verdict> {
+    let fine = |done: anyhow::Result<()>| done.map(|()| Verdict::Fine);
+    match command {
+        Command::Doctor => fine(doctor::run()),
+        Command::Setup => fine(setup::run()),
+        Command::Pgo(args) => fine(pgo::run(args)),
+        Command::Bolt(args) => fine(bolt::run(args)),
+        Command::Report(args) => fine(report::run(args)),
+        Command::Compare(args) => compare::run(args),
+        Command::Instructions(args) => instructions::run(args),
+        Command::Flamegraph(args) => fine(flamegraph::run(args)),
+        Command::Clean => fine(clean::run()),
+        Command::Assets(args) => fine(assets::run(args)),
     }
 }
 

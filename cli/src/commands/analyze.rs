@@ -8,7 +8,7 @@ use logicars::io::{atomic as output, model_file};
 use logicars::views::analysis::{analyze, ModuleStats};
 use logicars::views::plot;
 
-use super::outputs::check_outputs;
+use crate::support::outputs::check_outputs;
 
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {

@@ -14,9 +14,9 @@ use logicars::views::check::{
 use logicars::views::plot::{robustness_svg, ErrorCurve};
 use serde::Serialize;
 
-use super::outputs::check_outputs;
-use super::progress::steps_bar;
-use super::{ensure_memory, thread_pool};
+use crate::support::outputs::check_outputs;
+use crate::support::progress::steps_bar;
+use crate::support::resources::{ensure_memory, thread_pool};
 
 /// Steps of the robustness run, far above the paper's 4000, that still end in minutes.
 const MAX_ROBUSTNESS_STEPS: usize = 1_000_000;

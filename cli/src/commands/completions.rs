@@ -14,6 +14,6 @@ pub struct CompletionsArgs {
 }
 
 pub fn run(args: &CompletionsArgs) {
-    let mut command = super::command();
+    let mut command = crate::commands::command();
     clap_complete::generate(args.shell, &mut command, "logicars", &mut std::io::stdout());
 }

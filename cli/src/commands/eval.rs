@@ -15,9 +15,10 @@ use logicars::train::{evaluate, Evaluation, Rollout, SoftLoss};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::compute_time;
-use super::progress::steps_bar;
-use super::{ensure_memory, parse_size, thread_pool};
+use crate::support::compute_time;
+use crate::support::progress::steps_bar;
+use crate::support::resources::{ensure_memory, thread_pool};
+use crate::support::value_parsers::parse_size;
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {

@@ -8,7 +8,7 @@ use logicars::io::{atomic as output, model_file};
 use logicars::views::netlist::Netlist;
 use logicars::views::netlist_export;
 
-use super::outputs::check_outputs;
+use crate::support::outputs::check_outputs;
 
 /// What the circuit is written as.
 #[derive(Debug, Clone, Copy, ValueEnum)]

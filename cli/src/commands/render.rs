@@ -4,21 +4,23 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use logicars::automaton::frames::{for_each_hard_frame, hard_frames, Damage};
+use logicars::automaton::frames::Damage;
 use logicars::automaton::grid::Grids;
 use logicars::automaton::masks::{FireMasks, PAPER_FIRE_RATE};
-use logicars::io::atomic::{write_atomically, write_atomically_with};
+use logicars::io::atomic::write_atomically;
 use logicars::io::{grid_file, model_file};
 use logicars::model::config::ModelConfig;
 use logicars::model::network::Model;
 use logicars::tasks;
 use logicars::train::memory::{hard_bytes, RolloutSize};
-use logicars::views::picture::{check_view, strip_png_bytes, GifWriter, Style, View};
+use logicars::views::picture::{check_view, strip_png_bytes, Style, View};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::outputs::check_outputs;
-use super::{ensure_memory, parse_size, view_parser};
+use crate::support::outputs::check_outputs;
+use crate::support::resources::ensure_memory;
+use crate::support::rollout_picture::{PictureKind, Rollout};
+use crate::support::value_parsers::{parse_size, view_parser};
 
 #[derive(Debug, Args)]
 pub struct RenderArgs {
@@ -165,43 +167,7 @@ fn ensure_render_fits(
     ensure_memory(&what, bytes)
 }
 
-/// A hard rollout to draw.
-pub struct Rollout<'a> {
-    pub model: &'a Model,
-    pub init: &'a Grids,
-    pub steps: usize,
-    pub masks: Option<&'a FireMasks>,
-    pub damage: Option<&'a Damage>,
-}
-
-impl Rollout<'_> {
-    /// Draws the rollout to `out`: a GIF encoded frame by frame as the rollout runs, or a
-    /// strip of all frames.
-    pub fn write(&self, style: &Style, kind: PictureKind, out: &Path) -> Result<()> {
-        let (model, init, steps) = (self.model, self.init, self.steps);
-        let written = match kind {
-            PictureKind::Gif => write_atomically_with(out, |file| {
-                let mut gif = GifWriter::new(file, style)?;
-                for_each_hard_frame(model, init, steps, self.masks, self.damage, |frame| {
-                    gif.push(frame)
-                })
-            }),
-            PictureKind::Png => {
-                let frames = hard_frames(model, init, steps, self.masks, self.damage);
-                let bytes = strip_png_bytes(&frames, style)?;
-                write_atomically_with(out, |file| Ok(file.write_all(&bytes)?))
-            }
-        };
-        written.with_context(|| format!("writing {}", out.display()))
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum PictureKind {
-    Gif,
-    Png,
-}
-
+/// The picture `--out` asks for, by its extension.
 pub fn picture_kind(path: &Path) -> Result<PictureKind> {
     match path
         .extension()
@@ -213,22 +179,4 @@ pub fn picture_kind(path: &Path) -> Result<PictureKind> {
         Some("png") => Ok(PictureKind::Png),
         _ => bail!("--out {} must end in .gif or .png", path.display()),
     }
-}
-
-/// The rollout GIF written after training: the final model from a random grid.
-pub fn training_gif(model: &Model, seed: u64, out: &Path) -> Result<()> {
-    let c = &model.config;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let init = tasks::training_init(c, 1, &mut rng);
-    let masks = c
-        .fire_rate
-        .map(|r| FireMasks::draw(c.steps, 1, init.cells(), r, &mut rng));
-    let rollout = Rollout {
-        model,
-        init: &init,
-        steps: c.steps,
-        masks: masks.as_ref(),
-        damage: None,
-    };
-    rollout.write(&Style::default(), PictureKind::Gif, out)
 }

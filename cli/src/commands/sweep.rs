@@ -15,8 +15,9 @@ use logicars::train::memory::training_run_bytes;
 use logicars::views::plot;
 use rayon::prelude::*;
 
-use super::outputs::check_outputs;
-use super::{ensure_memory, task_parser, thread_pool};
+use crate::support::outputs::check_outputs;
+use crate::support::resources::{ensure_memory, thread_pool};
+use crate::support::value_parsers::task_parser;
 
 #[derive(Debug, Args)]
 #[command(

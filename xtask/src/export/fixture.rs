@@ -1,13 +1,11 @@
 //! A fixed report for exporter snapshots (insta). `INSTA_UPDATE=always cargo test -p
 //! xtask` rewrites the snapshot files; review the diff before committing.
 
+use crate::analysis::summary::{summary, workload_report, Entrants};
 use crate::machine::Machine;
-use crate::report::counts::Counts;
-use crate::report::measure::{Measured, Metric, Plan, Samples, Stop};
-use crate::report::summary::{
-    summary, workload_report, Entrants, Report, Settings, WorkloadReport,
-};
-use crate::runner::Measurement;
+use crate::results::counts::Counts;
+use crate::results::measured::{Measured, Measurement, Metric, Plan, Samples, Stop};
+use crate::results::report::{Report, Settings, WorkloadReport};
 
 fn run(wall_s: f64) -> Measurement {
     Measurement {

@@ -5,7 +5,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::report::summary::{VariantStats, WorkloadReport};
+use crate::results::report::{VariantStats, WorkloadReport};
 
 #[derive(Serialize)]
 struct Export<'a> {

@@ -1,7 +1,7 @@
 //! The whole report as JSON (each workload's results in hyperfine's fields plus ours; the
 //! per-workload files in hyperfine's own layout are [`super::hyperfine`]'s).
 
-use crate::report::summary::Report;
+use crate::results::report::Report;
 
 pub fn render(report: &Report) -> String {
     let mut text = serde_json::to_string_pretty(report).expect("a report always serializes");

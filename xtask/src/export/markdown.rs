@@ -2,8 +2,9 @@
 
 use std::fmt::Write;
 
-use crate::export::label;
-use crate::report::summary::{Report, VariantStats, WorkloadReport};
+use crate::results::counts::Counts;
+use crate::results::report::{Report, VariantStats, WorkloadReport};
+use crate::support::label::label;
 
 pub fn render(report: &Report) -> String {
     let mut md = String::new();
@@ -131,7 +132,7 @@ fn workload_tables(w: &mut String, workload: &WorkloadReport) {
 }
 
 fn details(w: &mut String, r: &VariantStats) {
-    let count = |f: fn(&crate::report::counts::Counts) -> u64| {
+    let count = |f: fn(&Counts) -> u64| {
         r.counts
             .as_ref()
             .map_or("–".to_string(), |c| f(c).to_string())

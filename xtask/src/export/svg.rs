@@ -4,8 +4,9 @@
 use anyhow::{anyhow, Result};
 use plotters::prelude::*;
 
-use crate::export::label;
-use crate::report::summary::{Report, WorkloadReport};
+use crate::analysis::stats;
+use crate::results::report::{Report, WorkloadReport};
+use crate::support::label::label;
 
 const PANEL_HEIGHT: u32 = 260;
 const WIDTH: u32 = 900;
@@ -37,7 +38,7 @@ fn draw_boxes(
     area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
     w: &WorkloadReport,
 ) -> DrawResult {
-    let base = crate::stats::median(w.results[0].metric_times(w.metric));
+    let base = stats::median(w.results[0].metric_times(w.metric));
     let relative: Vec<Vec<f32>> = w
         .results
         .iter()

@@ -13,8 +13,8 @@ use logicars::tasks::{preset, set_channels, Override};
 use logicars::train::memory::{training_run_bytes, RolloutSize};
 
 use super::TrainArgs;
-use crate::commands::ensure_memory;
-use crate::commands::outputs::check_outputs;
+use crate::support::outputs::check_outputs;
+use crate::support::resources::ensure_memory;
 
 /// `--target` and `--channels` shape the model of a growing task (`--rgb` only the pattern
 /// task's); other tasks refuse them. A target image is read the way the task reads its own.

@@ -14,7 +14,7 @@ use logicars::views::plot;
 
 use super::checkpoint::save_checkpoint;
 use super::stop::Interrupted;
-use crate::commands::render::training_gif;
+use crate::support::rollout_picture::training_gif;
 
 /// A session's trainer after its last epoch, where it writes, and every epoch's metrics.
 pub struct End<'a> {

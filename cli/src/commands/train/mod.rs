@@ -15,7 +15,8 @@ use logicars::model::recipe::RecipeName;
 use logicars::model::task::TaskKind;
 use logicars::train::Keep;
 
-use super::{parametrization_parser, recipe_parser, task_parser, thread_pool};
+use crate::support::resources::thread_pool;
+use crate::support::value_parsers::{parametrization_parser, recipe_parser, task_parser};
 use configure::{non_negative, positive, share_of_gates, share_of_run};
 use session::{CheckpointEvery, Session};
 pub use stop::Interrupted;

@@ -17,8 +17,8 @@ use super::configure::{check_run_outputs, configure, ensure_training_fits, outpu
 use super::finish::choice_text;
 use super::stop::StopRequest;
 use super::TrainArgs;
-use crate::commands::compute_time::{self, ComputeClock};
-use crate::commands::progress::Progress;
+use crate::support::compute_time::{self, ComputeClock};
+use crate::support::progress::Progress;
 
 /// How often a running session writes its checkpoint.
 #[derive(Debug, Clone, Copy, PartialEq)]

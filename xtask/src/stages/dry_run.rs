@@ -7,9 +7,9 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 
-use crate::builder::{build, BuildSpec};
+use crate::measure::runner::{run_workloads, ProcessRunner};
 use crate::paths;
-use crate::runner::{run_workloads, ProcessRunner};
+use crate::stages::builder::{build, BuildSpec};
 use crate::workloads::WorkloadSet;
 
 /// The sets already run by this process (`report` may build PGO and BOLT variants,

@@ -15,12 +15,14 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
-use crate::builder::{build, BuildSpec};
-use crate::compare::Verdict;
-use crate::report::counts;
-use crate::tools::ToolFinder;
+use crate::measure::cachegrind;
+use crate::paths;
+use crate::results::verdict::Verdict;
+use crate::stages::builder::{build, BuildSpec};
+use crate::stages::dry_run;
+use crate::toolchain::rustc;
+use crate::toolchain::tools::ToolFinder;
 use crate::workloads::WorkloadSet;
-use crate::{dry_run, paths, rustc};
 
 #[derive(Args, Debug)]
 pub struct InstructionsArgs {
@@ -59,7 +61,7 @@ pub fn run(args: InstructionsArgs) -> Result<Verdict> {
     for w in &set.workloads {
         if let Some(count_args) = w.count_args_in(&scratch) {
             eprintln!("[count] {} under cachegrind", w.name);
-            let counted = counts::count(&valgrind, &release, &count_args, &scratch)?;
+            let counted = cachegrind::count(&valgrind, &release, &count_args, &scratch)?;
             now.instructions
                 .insert(w.name.clone(), counted.instructions);
         }

@@ -1,96 +1,12 @@
 //! Turns raw measurements into the numbers a report shows. No I/O here.
 
-use serde::Serialize;
-
-use crate::machine::Machine;
-use crate::report::counts::Counts;
-use crate::report::measure::{times, Measured, Metric, Plan, Samples, Stop};
-use crate::stats::{self, paired_speedup};
+use crate::analysis::stats::{self, paired_speedup};
+use crate::results::counts::Counts;
+use crate::results::measured::{times, Measured, Samples};
+use crate::results::report::{SummaryRow, VariantStats, WorkloadReport};
 
 /// Resamples of the bootstrap interval of a median.
 const BOOTSTRAP_RESAMPLES: usize = 2000;
-
-/// One variant on one workload: hyperfine's JSON fields first (wall time of the whole
-/// process, `command` the command line), then ours.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct VariantStats {
-    pub command: String,
-    pub mean: f64,
-    pub stddev: Option<f64>,
-    pub median: f64,
-    pub user: f64,
-    pub system: f64,
-    pub min: f64,
-    pub max: f64,
-    pub times: Vec<f64>,
-    pub exit_codes: Vec<i32>,
-    pub workload: String,
-    pub variant: String,
-    pub max_rss_kb: u64,
-    /// Runs whose wall time is an outlier by hyperfine's rule.
-    pub outliers: usize,
-    /// The program's own compute times, one per round, when it reported them.
-    pub compute_times: Option<Vec<f64>>,
-    /// Median of the compared time (compute or wall) and its bootstrap 95% interval.
-    pub metric_median: f64,
-    pub metric_median_ci95: (f64, f64),
-    /// Baseline time over this time, paired by round (above 1 is faster).
-    pub speedup: f64,
-    pub speedup_ci95: (f64, f64),
-    /// The smallest speedup these rounds would detect (see [`stats::PairedSpeedup`]);
-    /// `None` for the baseline.
-    pub detectable: Option<f64>,
-    /// Instructions and simulated cache misses of the workload's short form.
-    pub counts: Option<Counts>,
-}
-
-impl VariantStats {
-    /// The times `metric` compares, one per round.
-    pub fn metric_times(&self, metric: Metric) -> &[f64] {
-        match metric {
-            Metric::Compute => self.compute_times.as_deref().unwrap_or(&self.times),
-            Metric::Wall => &self.times,
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct WorkloadReport {
-    pub name: String,
-    /// The workload's `logicars` command line.
-    pub command: String,
-    /// The time the speedups compare.
-    pub metric: Metric,
-    pub rounds: usize,
-    pub stop: Stop,
-    pub results: Vec<VariantStats>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SummaryRow {
-    pub variant: String,
-    /// Geometric mean over workloads of the speedups.
-    pub geomean_speedup: f64,
-    pub speedups: Vec<f64>,
-}
-
-/// How the report measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Settings {
-    pub workload_file: String,
-    pub baseline: String,
-    #[serde(flatten)]
-    pub plan: Plan,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Report {
-    pub name: String,
-    pub settings: Settings,
-    pub machine: Machine,
-    pub workloads: Vec<WorkloadReport>,
-    pub summary: Vec<SummaryRow>,
-}
 
 /// One workload's variants: names, command lines and instruction counts, by variant.
 pub struct Entrants<'a> {

@@ -7,19 +7,12 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
 
-use crate::builder::tail;
-
-/// What cachegrind counted for one run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Counts {
-    pub instructions: u64,
-    /// First-level data cache misses (reads and writes).
-    pub d1_misses: u64,
-    /// Last-level cache misses (instructions and data).
-    pub ll_misses: u64,
-}
+use crate::measure::Contestant;
+use crate::results::counts::Counts;
+use crate::support::text::{first_line, tail};
+use crate::toolchain::tools::ToolFinder;
+use crate::workloads::WorkloadSet;
 
 /// Runs `binary args` under cachegrind in `scratch`.
 pub fn count(valgrind: &Path, binary: &Path, args: &[String], scratch: &Path) -> Result<Counts> {
@@ -55,6 +48,43 @@ pub fn count(valgrind: &Path, binary: &Path, args: &[String], scratch: &Path) ->
     let text = std::fs::read_to_string(&out_file)
         .with_context(|| format!("reading {}", out_file.display()))?;
     parse(&text).with_context(|| format!("reading {}", out_file.display()))
+}
+
+/// `counts[workload][variant]`: cachegrind on each workload's short form, if it has one.
+pub fn count_all(
+    contestants: &[Contestant],
+    set: &WorkloadSet,
+    scratch: &Path,
+) -> Result<Vec<Vec<Option<Counts>>>> {
+    let counted = set.workloads.iter().any(|w| w.count.is_some());
+    let valgrind = if counted {
+        Some(ToolFinder::from_env()?.find_any("valgrind")?.path)
+    } else {
+        None
+    };
+    set.workloads
+        .iter()
+        .map(|w| {
+            contestants
+                .iter()
+                .map(|c| match (&valgrind, w.count_args_in(scratch)) {
+                    (Some(valgrind), Some(args)) => {
+                        eprintln!("[count] {} of {} under cachegrind", w.name, c.variant);
+                        // valgrind cannot run every build (a native one may use
+                        // instructions it does not know): that variant goes uncounted.
+                        match count(valgrind, &c.binary, &args, scratch) {
+                            Ok(counts) => Ok(Some(counts)),
+                            Err(e) => {
+                                eprintln!("[count] {} not counted: {}", c.variant, first_line(&e));
+                                Ok(None)
+                            }
+                        }
+                    }
+                    _ => Ok(None),
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The totals of a cachegrind output file: its `events:` names and `summary:` numbers.

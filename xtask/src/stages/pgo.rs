@@ -1,32 +1,18 @@
-//! `cargo xtask pgo`: instrumented build, training runs, merged profile, optimized build.
+//! The PGO stage: instrumented build, training runs, merged profile, optimized build.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use clap::Args;
 
-use crate::builder::{build, install, remove_stale, tail, BuildSpec};
-use crate::manifest::{self, Manifest};
-use crate::runner::{run_workloads, ProcessRunner};
-use crate::tools::ToolFinder;
+use crate::measure::runner::{run_workloads, ProcessRunner};
+use crate::paths;
+use crate::stages::builder::{build, install, BuildSpec};
+use crate::stages::dry_run;
+use crate::stages::manifest::{self, Manifest};
+use crate::support::files::remove_stale;
+use crate::support::text::tail;
+use crate::toolchain::tools::ToolFinder;
 use crate::workloads::WorkloadSet;
-use crate::{dry_run, paths};
-
-#[derive(Debug, Args)]
-pub struct PgoArgs {
-    /// Also build for this machine's CPU (-C target-cpu=native) [default: off].
-    #[arg(long)]
-    pub native: bool,
-    /// The training workloads.
-    #[arg(long, default_value = "profiles/training.toml")]
-    pub workloads: PathBuf,
-}
-
-pub fn run(args: PgoArgs) -> Result<()> {
-    let out = make(&paths::root().join(&args.workloads), args.native)?;
-    println!("{}", out.display());
-    Ok(())
-}
 
 fn native_flags(native: bool) -> Vec<String> {
     if native {

@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use crate::builder::tail;
+use crate::results::measured::Measurement;
+use crate::support::text::tail;
 
 /// One run of one program.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,20 +18,6 @@ pub struct Invocation {
     pub env: Vec<(String, String)>,
     /// Cores the process may run on (empty: wherever the system puts it).
     pub cpus: Vec<usize>,
-}
-
-/// What one run measured.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Measurement {
-    pub wall_s: f64,
-    pub user_s: f64,
-    pub system_s: f64,
-    pub max_rss_kb: u64,
-    pub exit_code: i32,
-    pub stdout: String,
-    pub stderr: String,
-    /// The time the program says it computed (`LOGICARS_COMPUTE_TIME`), if it said.
-    pub compute_s: Option<f64>,
 }
 
 /// Runs programs. Behind a trait so tests can measure without processes.

@@ -2,79 +2,17 @@
 //! once (the order rotating), until every speedup over the baseline is known to the
 //! precision asked for, or the time budget is spent.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::{bail, Result};
-use serde::Serialize;
+use anyhow::Result;
 
-use crate::builder::remove_stale;
-use crate::runner::{run_checked, Invocation, Measurement, Runner};
-use crate::stats::paired_speedup;
+use crate::analysis::stats::paired_speedup;
+use crate::measure::agreement::check_same_results;
+use crate::measure::compute_time::run_once;
+use crate::measure::runner::Runner;
+use crate::measure::Contestant;
+use crate::results::measured::{metric_of, times, Measured, Metric, Plan, Samples, Stop};
 use crate::workloads::{Workload, WorkloadSet};
-
-/// The environment variable through which `logicars` reports its compute time.
-pub const COMPUTE_TIME_ENV: &str = "LOGICARS_COMPUTE_TIME";
-
-/// Every timed run of one variant on one workload, one per round.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Samples {
-    pub runs: Vec<Measurement>,
-}
-
-/// A variant and the binary that runs it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Contestant {
-    pub variant: String,
-    pub binary: PathBuf,
-}
-
-/// How long to measure.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Plan {
-    /// Timed rounds at least (two or more: a spread needs two).
-    pub min_rounds: usize,
-    /// Timed rounds at most, per workload.
-    pub max_rounds: usize,
-    /// Untimed rounds before them.
-    pub warmup: usize,
-    /// Stop once every speedup's 95% interval is within this relative half-width.
-    pub precision: f64,
-    /// Seconds of runs the whole measurement may take; each workload gets an even share
-    /// of what is left when it starts.
-    pub budget_s: f64,
-    /// Cores every run is pinned to (empty: not pinned).
-    pub cpus: Vec<usize>,
-}
-
-/// Which time the speedups compare.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Metric {
-    /// The program's own compute time (epochs or rollouts, no start-up or I/O).
-    Compute,
-    /// The whole process, for programs that do not report their compute time.
-    Wall,
-}
-
-/// Why a workload's measurement stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Stop {
-    /// Every interval reached the precision.
-    Precise,
-    /// Its share of the budget was spent first.
-    Budget,
-    /// `max_rounds` were run first.
-    MaxRounds,
-}
-
-/// One workload's runs: `samples[variant]`, the time compared, why it stopped.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Measured {
-    pub samples: Vec<Samples>,
-    pub metric: Metric,
-    pub stop: Stop,
-}
 
 /// Measures every workload; the first contestant is the baseline. Fails if any run fails
 /// or if variants print different results for the same workload.
@@ -177,31 +115,6 @@ pub fn stop_after(
     }
 }
 
-/// The compute time when every run reported one, the wall time otherwise.
-pub fn metric_of(samples: &[Samples]) -> Metric {
-    let all_report = samples
-        .iter()
-        .flat_map(|s| &s.runs)
-        .all(|m| m.compute_s.is_some());
-    if all_report {
-        Metric::Compute
-    } else {
-        Metric::Wall
-    }
-}
-
-/// The times a metric compares, one per timed round.
-pub fn times(samples: &Samples, metric: Metric) -> Vec<f64> {
-    samples
-        .runs
-        .iter()
-        .map(|m| match metric {
-            Metric::Compute => m.compute_s.unwrap_or(m.wall_s),
-            Metric::Wall => m.wall_s,
-        })
-        .collect()
-}
-
 /// The relative half-width of each non-baseline variant's speedup interval.
 fn half_widths(samples: &[Samples], metric: Metric) -> Vec<f64> {
     let base = times(&samples[0], metric);
@@ -211,81 +124,13 @@ fn half_widths(samples: &[Samples], metric: Metric) -> Vec<f64> {
         .collect()
 }
 
-/// One run of one variant, pinned, with the program asked to report its compute time.
-fn run_once(
-    runner: &mut dyn Runner,
-    c: &Contestant,
-    workload: &Workload,
-    plan: &Plan,
-    scratch: &Path,
-) -> Result<Measurement> {
-    let report = scratch.join("compute-time.json");
-    remove_stale(&report)?;
-    let inv = Invocation {
-        program: c.binary.clone(),
-        args: workload.args_in(scratch),
-        cwd: scratch.to_path_buf(),
-        env: vec![(COMPUTE_TIME_ENV.into(), report.display().to_string())],
-        cpus: plan.cpus.clone(),
-    };
-    let what = format!("workload '{}' of variant {}", workload.name, c.variant);
-    let mut m = run_checked(runner, &inv, &what)?;
-    m.compute_s = read_compute_time(&report)?;
-    Ok(m)
-}
-
-/// The `compute_s` of the record a run wrote, `None` if it wrote none.
-fn read_compute_time(path: &Path) -> Result<Option<f64>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.into()),
-    };
-    let record: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| anyhow::anyhow!("{}: not a compute-time record: {e}", path.display()))?;
-    match record["compute_s"].as_f64() {
-        Some(s) if s.is_finite() && s >= 0.0 => Ok(Some(s)),
-        _ => bail!("{}: no valid compute_s in {text}", path.display()),
-    }
-}
-
-/// What a run printed, less its timing line.
-pub fn results_of(stdout: &str) -> String {
-    stdout
-        .lines()
-        .filter(|l| !l.starts_with("wall time:"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn check_same_results(
-    workload: &str,
-    contestants: &[Contestant],
-    samples: &[Samples],
-) -> Result<()> {
-    let reference = results_of(&samples[0].runs[0].stdout);
-    for (c, s) in contestants.iter().zip(samples) {
-        for m in &s.runs {
-            let got = results_of(&m.stdout);
-            if got != reference {
-                bail!(
-                    "variant {} gives other results than {} on workload '{workload}'; no report written.\n--- {} ---\n{}\n--- {} ---\n{}",
-                    c.variant,
-                    contestants[0].variant,
-                    contestants[0].variant,
-                    reference,
-                    c.variant,
-                    got
-                );
-            }
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
+    use crate::measure::runner::Invocation;
+    use crate::results::measured::Measurement;
 
     /// Records the order of runs, answers with scripted times and outputs, and writes a
     /// compute-time record like `logicars` does.
@@ -406,27 +251,6 @@ mod tests {
             stop_after(10, &p, 0.0, 100.0, &[f64::INFINITY]),
             Some(Stop::MaxRounds)
         );
-    }
-
-    #[test]
-    fn without_compute_records_the_wall_time_is_compared() {
-        let mut s = vec![Samples::default()];
-        let run = |compute_s| Measurement {
-            wall_s: 2.0,
-            user_s: 0.0,
-            system_s: 0.0,
-            max_rss_kb: 0,
-            exit_code: 0,
-            stdout: String::new(),
-            stderr: String::new(),
-            compute_s,
-        };
-        s[0].runs = vec![run(Some(1.0)), run(None)];
-        assert_eq!(metric_of(&s), Metric::Wall);
-        assert_eq!(times(&s[0], Metric::Wall), [2.0, 2.0]);
-        s[0].runs[1].compute_s = Some(1.5);
-        assert_eq!(metric_of(&s), Metric::Compute);
-        assert_eq!(times(&s[0], Metric::Compute), [1.0, 1.5]);
     }
 
     #[test]

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use crate::paths;
-use crate::rustc::host_triple;
+use crate::support::text::tail;
+use crate::toolchain::rustc::host_triple;
 
 /// One build of the `logicars` binary.
 #[derive(Debug, Clone, PartialEq)]
@@ -157,21 +158,6 @@ pub fn install(from: &Path, to: &Path) -> Result<()> {
         .with_context(|| format!("installing {}", to.display()))?;
     eprintln!("[install] {}", to.display());
     Ok(())
-}
-
-/// Removes a stable binary before a stage rebuilds it.
-pub fn remove_stale(path: &Path) -> Result<()> {
-    match std::fs::remove_file(path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e).with_context(|| format!("removing stale {}", path.display())),
-    }
-}
-
-/// The last `n` lines of a text.
-pub fn tail(text: &str, n: usize) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
 #[cfg(test)]

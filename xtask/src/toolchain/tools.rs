@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Result};
 
-use crate::rustc;
+use crate::toolchain::rustc;
 
 /// How to install each tool on Debian with rustup.
 pub fn install_hint(tool: &str, llvm_major: u32) -> String {

@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Context, Result};
 
-use crate::rustc;
+use crate::toolchain::rustc;
 
 pub fn run() -> Result<()> {
     let (_, llvm) = rustc::version_and_llvm()?;
@@ -33,5 +33,5 @@ pub fn run() -> Result<()> {
     duct::cmd("apt-get", &args)
         .run()
         .context("apt-get install")?;
-    crate::doctor::run()
+    crate::commands::doctor::run()
 }

@@ -8,6 +8,7 @@ use clap::Args;
 
 use crate::history::{self, Row};
 use crate::paths;
+use crate::results::verdict::Verdict;
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
@@ -23,13 +24,6 @@ pub struct CompareArgs {
     /// interval above zero, or an instruction count grows by more than it.
     #[arg(long, default_value_t = 0.05)]
     pub threshold: f64,
-}
-
-/// What `compare` found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    Fine,
-    Slower,
 }
 
 /// One variant on one workload, old against new.

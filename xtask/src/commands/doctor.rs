@@ -2,8 +2,8 @@
 
 use anyhow::{bail, Result};
 
-use crate::rustc;
-use crate::tools::{install_hint, ToolFinder};
+use crate::toolchain::rustc;
+use crate::toolchain::tools::{install_hint, ToolFinder};
 
 /// Tools the pipeline needs, and whether they must match rustc's LLVM.
 const TOOLS: [(&str, bool, bool); 7] = [

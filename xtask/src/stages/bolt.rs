@@ -1,4 +1,4 @@
-//! `cargo xtask bolt`: post-link layout optimization with LLVM BOLT.
+//! The BOLT stage: post-link layout optimization with LLVM BOLT.
 //!
 //! Instrumentation is the default: it needs no hardware support. `--perf` samples with
 //! `perf record -j any,u` instead, which needs branch records (LBR) that many virtual
@@ -7,14 +7,16 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use clap::Args;
 
-use crate::builder::{build, install, remove_stale, tail, BuildSpec};
-use crate::manifest::{self, Manifest};
-use crate::runner::{run_workloads, ProcessRunner};
-use crate::tools::ToolFinder;
+use crate::measure::runner::{run_workloads, ProcessRunner};
+use crate::paths;
+use crate::stages::builder::{build, install, BuildSpec};
+use crate::stages::manifest::{self, Manifest};
+use crate::stages::{dry_run, pgo};
+use crate::support::files::remove_stale;
+use crate::support::text::tail;
+use crate::toolchain::tools::ToolFinder;
 use crate::workloads::WorkloadSet;
-use crate::{dry_run, paths, pgo};
 
 /// The optimization flags; `--bolt-flags` replaces them.
 pub const DEFAULT_FLAGS: &str =
@@ -22,44 +24,12 @@ pub const DEFAULT_FLAGS: &str =
      -split-all-cold -split-eh -icf=all -use-gnu-stack -dyno-stats";
 
 pub fn default_flags() -> Vec<String> {
-    DEFAULT_FLAGS
-        .split_whitespace()
-        .map(str::to_string)
-        .collect()
+    flags_of(DEFAULT_FLAGS)
 }
 
-#[derive(Debug, Args)]
-pub struct BoltArgs {
-    /// Apply BOLT on top of the PGO build (reuses the current PGO profile when it was
-    /// collected from this tree and training set) [default: off].
-    #[arg(long)]
-    pub with_pgo: bool,
-    /// Sample with perf and LBR instead of instrumenting (needs hardware branch records)
-    /// [default: off].
-    #[arg(long)]
-    pub perf: bool,
-    /// The training workloads.
-    #[arg(long, default_value = "profiles/training.toml")]
-    pub workloads: PathBuf,
-    /// llvm-bolt optimization flags, space-separated.
-    #[arg(long, default_value = DEFAULT_FLAGS, allow_hyphen_values = true)]
-    pub bolt_flags: String,
-}
-
-pub fn run(args: BoltArgs) -> Result<()> {
-    let flags: Vec<String> = args
-        .bolt_flags
-        .split_whitespace()
-        .map(str::to_string)
-        .collect();
-    let workloads = paths::root().join(&args.workloads);
-    let out = if args.perf {
-        make_with_perf(&workloads, args.with_pgo, &flags)?
-    } else {
-        make(&workloads, args.with_pgo, &flags)?
-    };
-    println!("{}", out.display());
-    Ok(())
+/// A space-separated flag list, one flag per item.
+pub fn flags_of(text: &str) -> Vec<String> {
+    text.split_whitespace().map(str::to_string).collect()
 }
 
 pub fn stable_path(with_pgo: bool) -> PathBuf {

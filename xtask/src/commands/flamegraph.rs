@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
-use crate::builder::{build, tail, BuildSpec};
 use crate::paths;
-use crate::tools::ToolFinder;
+use crate::stages::builder::{build, BuildSpec};
+use crate::support::text::tail;
+use crate::toolchain::tools::ToolFinder;
 use crate::workloads::WorkloadSet;
 
 #[derive(Debug, Args)]

@@ -4,9 +4,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use crate::builder::{build, BuildSpec};
-use crate::manifest::fresh_or;
-use crate::{bolt, paths, pgo};
+use crate::paths;
+use crate::stages::builder::{build, BuildSpec};
+use crate::stages::manifest::fresh_or;
+use crate::stages::{bolt, pgo};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Variant {

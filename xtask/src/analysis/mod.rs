@@ -1,0 +1,4 @@
+//! Statistics: pure functions from measurements to the numbers a report shows.
+
+pub mod stats;
+pub mod summary;

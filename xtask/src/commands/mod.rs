@@ -1,0 +1,12 @@
+//! One module per `cargo xtask` command, each with its arguments and its `run`.
+
+pub mod assets;
+pub mod bolt;
+pub mod clean;
+pub mod compare;
+pub mod doctor;
+pub mod flamegraph;
+pub mod instructions;
+pub mod pgo;
+pub mod report;
+pub mod setup;

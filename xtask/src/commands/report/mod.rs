@@ -1,0 +1,198 @@
+//! `cargo xtask report`: build the variants, measure them side by side until their
+//! differences are known, count their instructions, write the report and its history.
+
+mod assemble;
+mod files;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Result};
+use clap::Args;
+
+use crate::history;
+use crate::machine::Machine;
+use crate::measure::cachegrind::count_all;
+use crate::measure::rounds::measure;
+use crate::measure::runner::{allowed_cpus, parse_cpus, ProcessRunner};
+use crate::measure::Contestant;
+use crate::paths;
+use crate::results::measured::Plan;
+use crate::results::report::{Report, Settings};
+use crate::stages::dry_run;
+use crate::stages::variants::Variant;
+use crate::workloads::WorkloadSet;
+use assemble::{assemble, Results};
+use files::write_files;
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Variants to compare, comma-separated [default: all].
+    #[arg(long, value_delimiter = ',')]
+    pub variants: Vec<Variant>,
+    /// The variant others are compared with.
+    #[arg(long, default_value = "release")]
+    pub baseline: Variant,
+    /// Timed rounds per workload at least (each round runs every variant once).
+    #[arg(long, default_value_t = 5)]
+    pub min_rounds: usize,
+    /// Timed rounds per workload at most.
+    #[arg(long, default_value_t = 200)]
+    pub max_rounds: usize,
+    /// Untimed rounds before them.
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
+    /// Stop a workload once every speedup's 95% interval is within this relative
+    /// half-width (0.02: +-2%).
+    #[arg(long, default_value_t = 0.02)]
+    pub precision: f64,
+    /// Time the measurement may take in all (e.g. 90s, 30m, 1h 30m); each workload gets an
+    /// even share of what is left when it starts.
+    #[arg(long, default_value = "30m", value_parser = parse_budget)]
+    pub budget: f64,
+    /// Cores every run is pinned to, e.g. 0-1 [default: every core this process may use].
+    #[arg(long, value_parser = parse_cpus)]
+    pub cpus: Option<Vec<usize>>,
+    /// Skip the instruction counts (cachegrind) [default: count where a workload has a
+    /// `count` form].
+    #[arg(long)]
+    pub no_counts: bool,
+    /// The benchmark set.
+    #[arg(long, default_value = "profiles/benchmark.toml")]
+    pub workloads: PathBuf,
+    /// Workload file used to train PGO/BOLT profiles when a variant must be built.
+    #[arg(long, default_value = "profiles/training.toml")]
+    pub training: PathBuf,
+    /// Report name: writes <out-dir>/<name>.{md,json,svg} and <out-dir>/<name>/<workload>.{json,csv}.
+    #[arg(long, default_value = "report")]
+    pub name: String,
+    /// Folder of the report files and of history.csv.
+    #[arg(long, default_value = "results")]
+    pub out_dir: PathBuf,
+}
+
+/// Parses a duration such as `90s`, `30m` or `1h 30m` into seconds.
+fn parse_budget(text: &str) -> Result<f64, String> {
+    let d: jiff::SignedDuration = text
+        .parse()
+        .map_err(|e| format!("expected a duration such as 90s, 30m or 1h 30m: {e}"))?;
+    if d.is_negative() || d.is_zero() {
+        return Err("the budget must be positive".into());
+    }
+    Ok(d.as_secs_f64())
+}
+
+pub fn run(args: ReportArgs) -> Result<()> {
+    check_limits(&args)?;
+    let variants = baseline_first(&args.variants, args.baseline);
+    let set = WorkloadSet::load(&paths::root().join(&args.workloads))?;
+    let training = paths::root().join(&args.training);
+    dry_run::check(&set)?;
+    let machine = Machine::detect()?;
+    let contestants = contestants(&variants, &training)?;
+    let plan = plan_of(&args);
+    let scratch = paths::scratch("report");
+    let measured = measure(&mut ProcessRunner, &contestants, &set, &plan, &scratch)?;
+    let counts = if args.no_counts {
+        vec![vec![None; contestants.len()]; set.workloads.len()]
+    } else {
+        count_all(&contestants, &set, &scratch)?
+    };
+    let settings = Settings {
+        workload_file: args.workloads.display().to_string(),
+        baseline: args.baseline.name().into(),
+        plan,
+    };
+    let results = Results::by_workload(&set, &measured, &counts);
+    let header = (args.name.clone(), settings, machine);
+    let report = assemble(header, &contestants, &results, &scratch);
+    let out_dir = paths::root().join(&args.out_dir);
+    let written = write_files(&report, &out_dir)?;
+    history::append(&out_dir.join("history.csv"), &history::rows_of(&report))?;
+    print_summary(&report, &written);
+    Ok(())
+}
+
+/// Refuses limits that cannot give a spread or an interval.
+fn check_limits(args: &ReportArgs) -> Result<()> {
+    if args.min_rounds < 2 || args.max_rounds < args.min_rounds {
+        bail!("need 2 <= --min-rounds <= --max-rounds (a spread needs two rounds)");
+    }
+    if !(args.precision > 0.0 && args.precision < 1.0) {
+        bail!("--precision must be between 0 and 1, e.g. 0.02 for +-2%");
+    }
+    Ok(())
+}
+
+/// How long to measure, as the flags ask.
+fn plan_of(args: &ReportArgs) -> Plan {
+    Plan {
+        min_rounds: args.min_rounds,
+        max_rounds: args.max_rounds,
+        warmup: args.warmup,
+        precision: args.precision,
+        budget_s: args.budget,
+        cpus: args.cpus.clone().unwrap_or_else(allowed_cpus),
+    }
+}
+
+/// Each variant's geometric-mean speedup, then the files written.
+fn print_summary(report: &Report, written: &[PathBuf]) {
+    println!("{:<16} {:>10}", "variant", "speedup");
+    for row in &report.summary {
+        println!("{:<16} {:>10.3}", row.variant, row.geomean_speedup);
+    }
+    for path in written {
+        println!("wrote {}", path.display());
+    }
+}
+
+/// The variants to measure (all when none are named), the baseline first: the
+/// statistics take column 0 as the reference.
+fn baseline_first(named: &[Variant], baseline: Variant) -> Vec<Variant> {
+    let mut variants = if named.is_empty() {
+        Variant::ALL.to_vec()
+    } else {
+        named.to_vec()
+    };
+    variants.retain(|v| *v != baseline);
+    variants.insert(0, baseline);
+    variants
+}
+
+/// Each variant with its binary, building (or reusing) it first.
+fn contestants(variants: &[Variant], training: &Path) -> Result<Vec<Contestant>> {
+    variants
+        .iter()
+        .map(|v| {
+            Ok(Contestant {
+                variant: v.name().into(),
+                binary: v.binary(training)?,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_baseline_comes_first_and_only_once() {
+        let named = [Variant::Pgo, Variant::Release, Variant::Bolt];
+        assert_eq!(
+            baseline_first(&named, Variant::Release),
+            [Variant::Release, Variant::Pgo, Variant::Bolt]
+        );
+        let all = baseline_first(&[], Variant::Release);
+        assert_eq!(all.len(), Variant::ALL.len());
+        assert_eq!(all[0], Variant::Release);
+    }
+
+    #[test]
+    fn budgets_read_as_durations() {
+        assert_eq!(parse_budget("90s"), Ok(90.0));
+        assert_eq!(parse_budget("1h 30m"), Ok(5400.0));
+        assert!(parse_budget("0s").is_err());
+        assert!(parse_budget("soon").is_err());
+    }
+}

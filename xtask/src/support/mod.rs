@@ -1,0 +1,5 @@
+//! Small helpers that several commands, stages and the measurement share.
+
+pub mod files;
+pub mod label;
+pub mod text;
