@@ -102,7 +102,15 @@ pub fn make(workloads: &Path, with_pgo: bool, flags: &[String]) -> Result<PathBu
         &[],
     )?;
 
-    let fdata: Vec<String> = std::fs::read_dir(&dir)?
+    let merged = merge_fdata(&merge.path, &dir)?;
+    optimize(&bolt.path, &base, &merged, flags, &stable)?;
+    manifest::write(&stable, &binary_manifest(workloads, with_pgo, flags)?)?;
+    Ok(stable)
+}
+
+/// Every `.fdata` file the instrumented runs wrote into `dir`, merged into one profile.
+fn merge_fdata(merge: &Path, dir: &Path) -> Result<PathBuf> {
+    let fdata: Vec<String> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "fdata"))
         .map(|p| p.display().to_string())
@@ -114,7 +122,7 @@ pub fn make(workloads: &Path, with_pgo: bool, flags: &[String]) -> Result<PathBu
         );
     }
     let merged = dir.join("merged.fdata");
-    let out = duct::cmd(&merge.path, &fdata)
+    let out = duct::cmd(merge, &fdata)
         .stdout_path(&merged)
         .stderr_capture()
         .unchecked()
@@ -125,9 +133,7 @@ pub fn make(workloads: &Path, with_pgo: bool, flags: &[String]) -> Result<PathBu
             tail(&String::from_utf8_lossy(&out.stderr), 15)
         );
     }
-    optimize(&bolt.path, &base, &merged, flags, &stable)?;
-    manifest::write(&stable, &binary_manifest(workloads, with_pgo, flags)?)?;
-    Ok(stable)
+    Ok(merged)
 }
 
 /// `--perf`: sample the base binary with LBR, convert with perf2bolt, optimize.
