@@ -16,50 +16,16 @@ use crate::model::network::Model;
 use crate::model::parametrization::Parametrization;
 use crate::tasks;
 use crate::train::best::{BestModel, Keep};
+use crate::train::error::TrainError;
 use crate::train::objective::{CompiledWiring, Gradient, Metrics, Objective, SoftLoss};
-use crate::train::starts::{self, Choice, Progress, Rival};
-use crate::train::state::{RngState, TrainerState};
+use crate::train::starts::{self, Progress, Rival};
+use crate::train::state::{Choice, RngState, TrainerState};
 
 /// What one epoch measured (before its optimizer step).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EpochMetrics {
     pub epoch: usize,
     pub metrics: Metrics,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum TrainError {
-    #[error(
-        "soft loss became {loss} at epoch {epoch}; stopped (the model before this epoch is kept)"
-    )]
-    NonFinite { epoch: usize, loss: f64 },
-    #[error(
-        "the optimizer step of epoch {epoch} made logits non-finite (learning rate too high?); \
-         stopped (the model before this step is kept)"
-    )]
-    NonFiniteParameters { epoch: usize },
-    #[error(
-        "the saved state does not fit this model: its optimizer holds {saved} gates, the \
-         model has {gates}"
-    )]
-    StateMismatch { saved: usize, gates: usize },
-    #[error(
-        "given batches cannot replay a run whose recipe trains on smaller grids first \
-         (a curriculum); use --recipe paper, or --curriculum-share 0 --starts 1"
-    )]
-    BatchesWithCurriculum,
-    #[error("epoch {epoch} has no given batch: the batch file holds {given} batches")]
-    NoBatch { epoch: usize, given: usize },
-    #[error(
-        "given batches are {got}, the run needs {batch} grid(s) of {height}x{width}x{channels}"
-    )]
-    BatchShape {
-        got: String,
-        batch: usize,
-        height: usize,
-        width: usize,
-        channels: usize,
-    },
 }
 
 /// The outcome of a whole run.
