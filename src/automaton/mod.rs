@@ -5,6 +5,7 @@ pub mod frames;
 pub mod geometry;
 pub mod grid;
 pub mod hard;
+pub mod hard_run;
 pub mod masks;
 pub mod patch_shifts;
 pub mod soft;

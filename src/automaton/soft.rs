@@ -236,6 +236,11 @@ impl SoftRollout {
         }
     }
 
+    /// The steps of one run.
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+
     /// The state after the last step.
     pub fn final_state(&self) -> &[f32] {
         self.state(self.steps)

@@ -12,11 +12,11 @@ pub mod stats;
 use std::time::Instant;
 
 use crate::error::ConfigError;
+use crate::evaluate::{all_boards_right, fresh_check};
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::network::Model;
 use crate::model::task::TaskKind;
 use crate::tasks::{preset, Override};
-use crate::train::verify::{every_input_accuracy, fresh_check};
 use crate::train::{fresh_model, Keep, Metrics, Trainer};
 
 /// One setting of a sweep: changes to the task's preset, and how to name them.
@@ -106,12 +106,6 @@ pub fn run(
     outcome.fresh_accuracy = trainer.best().map(|_| fresh_check(&kept).accuracy);
     outcome.wall_s = start.elapsed().as_secs_f64();
     Ok((outcome, kept))
-}
-
-/// Whether the model is right on every input the task has, where there are few enough
-/// to try them all (Game of Life's 512 boards); true for other tasks.
-pub fn all_boards_right(model: &Model) -> bool {
-    every_input_accuracy(model).is_none_or(|accuracy| accuracy == 1.0)
 }
 
 /// What the runs of one setting add up to.

@@ -1,21 +1,17 @@
 //! Training: the objective (rollouts, loss, gradient), the optimizer, and the epoch loop.
+//! Epochs are scored with the losses and hard scoring of [`crate::evaluate`].
 
 pub mod best;
 pub mod error;
-pub mod loss;
 pub mod memory;
 pub mod objective;
 pub mod optimizer;
 pub mod starts;
 pub mod state;
 pub mod trainer;
-pub mod verify;
 
 pub use best::{BestModel, Keep};
 pub use error::TrainError;
-pub use objective::{
-    evaluate, loss_and_gradient, loss_and_gradient_over, Evaluation, Gradient, Metrics, Objective,
-    Rollout, SoftLoss,
-};
+pub use objective::{loss_and_gradient, loss_and_gradient_over, Gradient, Metrics, Objective};
 pub use state::{Choice, TrainerState};
 pub use trainer::{fresh_model, run, train, EpochMetrics, TrainSummary, Trainer};

@@ -17,7 +17,7 @@ use crate::model::parametrization::Parametrization;
 use crate::tasks;
 use crate::train::best::{BestModel, Keep};
 use crate::train::error::TrainError;
-use crate::train::objective::{CompiledWiring, Gradient, Metrics, Objective, SoftLoss};
+use crate::train::objective::{CompiledWiring, Gradient, Metrics, Objective};
 use crate::train::starts::{self, Progress, Rival};
 use crate::train::state::{Choice, RngState, TrainerState};
 
@@ -408,14 +408,11 @@ impl Trainer {
         let model = &self.model;
         let soft_loss =
             objective.soft_gradient(model, &small_init, &small_target, small_masks.as_ref());
-        let no_progress = |_, _| {};
-        let hard = self
-            .objective
-            .evaluate(model, init, target, masks, SoftLoss::Skip, no_progress);
+        let (hard_loss, accuracy) = self.objective.hard_score(model, init, target, masks);
         Metrics {
             soft_loss,
-            hard_loss: hard.hard_loss,
-            accuracy: hard.accuracy,
+            hard_loss,
+            accuracy,
         }
     }
 
