@@ -1,6 +1,7 @@
-//! The one computation that training, evaluation and the gradient checks share: run the
-//! soft and the hard rollout of a batch, score both against the target, and (when asked)
-//! backpropagate the soft loss to every logit.
+//! The one computation that training and the gradient checks share: run the soft and the
+//! hard rollout of a batch, score both against the target with [`crate::evaluate`]'s
+//! scoring (which evaluation shares), and (when asked) backpropagate the soft loss to
+//! every logit.
 
 use std::sync::Arc;
 
