@@ -9,7 +9,8 @@
 //! 3. [`kernels`]: the hot loops over lanes (soft and bit-sliced hard), each beside its
 //!    scalar reference, and the per-gate parameters they read.
 //! 4. [`automaton`]: grids, their tiled geometry, and rollouts of many steps (soft for
-//!    training, hard on bits), frame by frame with damage.
+//!    training, hard on bits, each model's made by [`automaton::hard_run::HardRun`]),
+//!    frame by frame with damage.
 //! 5. [`tasks`]: the paper's experiments: initial states, targets, presets.
 //! 6. [`evaluate`]: judging a model: the losses, a batch scored by the hard circuit (and
 //!    the soft gates), the check on fresh inputs, and the paper's tests (larger grids,

@@ -1,5 +1,5 @@
 //! The cellular automaton: grids, their geometry, and rollouts of many steps (soft for
-//! training, hard on bits for evaluation).
+//! training, hard on bits for evaluation; [`hard_run`] makes a model's hard rollout).
 
 pub mod frames;
 pub mod geometry;

@@ -14,6 +14,8 @@ impl SoftRollout {
     /// Runs all steps with the given gate coefficients; each run of tiles that read only
     /// each other (a grid, see [`Geometry::tile_runs`]) steps on its own, so threads
     /// do not wait for each other between steps.
+    ///
+    /// [`Geometry::tile_runs`]: crate::automaton::geometry::Geometry::tile_runs
     pub fn forward(&mut self, circuit: &Circuit, coefs: &[[f32; 4]], masks: Option<&FireMasks>) {
         if self.runs.len() < 2 || self.memory == ActivationMemory::Store {
             return self.forward_observed(circuit, coefs, masks, |_| {});

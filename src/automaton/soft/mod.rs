@@ -5,7 +5,7 @@
 //! coefficient gradients are summed over tiles in tile order at the end, so the result
 //! is the same for any number of threads.
 //!
-//! The rollout's buffers and states are here; [`forward`] runs the steps and [`backward`]
+//! The rollout's buffers and states are here; `forward` runs the steps and `backward`
 //! goes back through them.
 
 mod backward;
