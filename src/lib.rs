@@ -9,13 +9,18 @@
 //! 3. [`kernels`]: the hot loops over lanes (soft and bit-sliced hard), each beside its
 //!    scalar reference, and the per-gate parameters they read.
 //! 4. [`automaton`]: grids, their tiled geometry, and rollouts of many steps (soft for
-//!    training, hard on bits), frame by frame with damage.
+//!    training, hard on bits, each model's made by [`automaton::hard_run::HardRun`]),
+//!    frame by frame with damage.
 //! 5. [`tasks`]: the paper's experiments: initial states, targets, presets.
-//! 6. [`train`]: the objective (rollout, loss, gradient), the optimizer and the epoch
-//!    loop; evaluation uses the same objective.
-//! 7. [`sweep`]: many runs over seeds and settings, success rates and medians.
-//! 8. [`io`]: model, grid and image files, and atomic output.
-//! 9. [`views`]: pictures, plots, netlists and their exports, analysis, the paper's checks.
+//! 6. [`evaluate`]: judging a model: the losses, a batch scored by the hard circuit (and
+//!    the soft gates), the check on fresh inputs, and the paper's tests (larger grids,
+//!    healing, all 512 boards, robustness under damage).
+//! 7. [`train`]: the objective (rollout, loss, gradient), the optimizer and the epoch
+//!    loop; its epochs are scored with [`evaluate`]'s losses.
+//! 8. [`sweep`]: many runs over seeds and settings, driven through [`train`]'s epoch loop;
+//!    success rates and medians.
+//! 9. [`io`]: model, grid and image files, and atomic output.
+//! 10. [`views`]: pictures, plots, netlists and their exports, analysis.
 //!
 //! The semantics these modules implement are written down in `docs/semantics.md`.
 
@@ -24,6 +29,7 @@
 
 pub mod automaton;
 pub mod error;
+pub mod evaluate;
 pub mod io;
 pub mod kernels;
 pub mod model;

@@ -3,9 +3,10 @@
 
 use logicars::automaton::masks::FireMasks;
 use logicars::automaton::soft::ActivationMemory;
+use logicars::evaluate::{evaluate, Rollout, SoftLoss};
 use logicars::model::task::TaskKind;
 use logicars::tasks::{self, preset};
-use logicars::train::{evaluate, fresh_model, Gradient, Objective, Rollout, SoftLoss};
+use logicars::train::{fresh_model, Gradient, Objective};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 

@@ -6,13 +6,14 @@
 
 use std::sync::OnceLock;
 
+use logicars::evaluate::{evaluate, SoftLoss};
 use logicars::io::checkpoint_file::{self, Checkpoint, RunOutputs};
 use logicars::io::{grid_file, model_file};
 use logicars::model::network::Model;
 use logicars::model::task::TaskKind;
 use logicars::tasks::{self, preset};
 use logicars::train::memory::{evaluation_bytes, RolloutSize};
-use logicars::train::{evaluate, SoftLoss, Trainer, TrainerState};
+use logicars::train::{Trainer, TrainerState};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

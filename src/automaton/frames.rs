@@ -3,12 +3,9 @@
 use std::convert::Infallible;
 
 use crate::automaton::grid::Grids;
-use crate::automaton::hard::HardRollout;
+use crate::automaton::hard_run::HardRun;
 use crate::automaton::masks::FireMasks;
 use crate::error::DamageError;
-use crate::kernels::hard::TruthMasks;
-use crate::kernels::parameters::hard_truth;
-use crate::model::circuit::{Circuit, GateOrder};
 use crate::model::network::Model;
 
 /// A block of cells zeroed (all channels) after each step in `first_step..=last_step`,
@@ -127,15 +124,15 @@ pub fn hard_last_frame(
     damage: Option<&Damage>,
     mut after_step: impl FnMut(usize),
 ) -> Grids {
-    let (mut rollout, first) = HardRun::new(model, init, damage);
+    let (mut run, first) = start(model, init, damage);
     if steps == 0 {
         return first;
     }
     for t in 0..steps {
-        rollout.step(masks, damage, t);
+        step(&mut run, masks, damage, t);
         after_step(t);
     }
-    rollout.rollout.state()
+    run.state()
 }
 
 /// [`for_each_hard_frame`] with a visitor that cannot fail.
@@ -165,51 +162,34 @@ pub fn for_each_hard_frame<E>(
     damage: Option<&Damage>,
     mut each: impl FnMut(&Grids) -> Result<(), E>,
 ) -> Result<(), E> {
-    let (mut rollout, first) = HardRun::new(model, init, damage);
+    let (mut run, first) = start(model, init, damage);
     each(&first)?;
     for t in 0..steps {
-        rollout.step(masks, damage, t);
-        each(&rollout.rollout.state())?;
+        step(&mut run, masks, damage, t);
+        each(&run.state())?;
     }
     Ok(())
 }
 
-/// A model's hard rollout from its first (possibly damaged) frame.
-struct HardRun {
-    circuit: Circuit,
-    truth: Vec<TruthMasks>,
-    rollout: HardRollout,
+/// `model`'s hard rollout from its first frame: `init`, damaged when the damage applies
+/// at step 0.
+fn start(model: &Model, init: &Grids, damage: Option<&Damage>) -> (HardRun, Grids) {
+    let mut run = HardRun::new(model, init.batch, (init.height, init.width));
+    let mut first = init.clone();
+    if let Some(d) = damage.filter(|d| d.applies_at(0)) {
+        d.apply(&mut first);
+    }
+    run.set_state(&first);
+    (run, first)
 }
 
-impl HardRun {
-    /// The run and its first frame: `init`, damaged when the damage applies at step 0.
-    fn new(model: &Model, init: &Grids, damage: Option<&Damage>) -> (Self, Grids) {
-        let circuit = Circuit::compile_in(model, GateOrder::SharedInputs);
-        let truth = hard_truth(model.config.parametrization, &model.logits);
-        let (batch, height, width) = (init.batch, init.height, init.width);
-        let periodic = model.config.periodic;
-        let mut rollout = HardRollout::new(batch, height, width, periodic, &circuit);
-        let mut first = init.clone();
-        if let Some(d) = damage.filter(|d| d.applies_at(0)) {
-            d.apply(&mut first);
-        }
-        rollout.set_state(&first);
-        let run = HardRun {
-            circuit,
-            truth,
-            rollout,
-        };
-        (run, first)
-    }
-
-    /// Runs step `t`, then applies the damage due after it.
-    fn step(&mut self, masks: Option<&FireMasks>, damage: Option<&Damage>, t: usize) {
-        self.rollout.step(&self.circuit, &self.truth, masks, t);
-        if let Some(d) = damage.filter(|d| d.applies_at(t + 1)) {
-            let mut state = self.rollout.state();
-            d.apply(&mut state);
-            self.rollout.set_state(&state);
-        }
+/// Runs step `t`, then applies the damage due after it.
+fn step(run: &mut HardRun, masks: Option<&FireMasks>, damage: Option<&Damage>, t: usize) {
+    run.step(masks, t);
+    if let Some(d) = damage.filter(|d| d.applies_at(t + 1)) {
+        let mut state = run.state();
+        d.apply(&mut state);
+        run.set_state(&state);
     }
 }
 

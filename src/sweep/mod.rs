@@ -9,15 +9,16 @@
 
 pub mod stats;
 
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 use crate::error::ConfigError;
+use crate::evaluate::{all_boards_right, fresh_check};
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::network::Model;
 use crate::model::task::TaskKind;
 use crate::tasks::{preset, Override};
-use crate::train::verify::{every_input_accuracy, fresh_check};
-use crate::train::{fresh_model, Keep, Metrics, Trainer};
+use crate::train::{self, fresh_model, Keep, Metrics, Trainer};
 
 /// One setting of a sweep: changes to the task's preset, and how to name them.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,8 +59,9 @@ pub struct Outcome {
     pub error: Option<String>,
 }
 
-/// Trains `task` (`small` preset) with `setting` from `seed`; stops at the first solved
-/// epoch when `stop_when_solved`. Returns what the run did and the model it keeps.
+/// Trains `task` (`small` preset) with `setting` from `seed` through the epoch loop of
+/// [`train::run`]; stops at the first solved epoch when `stop_when_solved`. Returns what
+/// the run did and the model it keeps.
 pub fn run(
     task: TaskKind,
     small: bool,
@@ -69,49 +71,32 @@ pub fn run(
 ) -> Result<(Outcome, Model), ConfigError> {
     let start = Instant::now();
     let (config, settings) = setting.apply(task, small, seed);
-    let epochs = settings.epochs;
-    let mut trainer = Trainer::new(fresh_model(config, &settings)?, settings);
-    let mut outcome = Outcome {
-        setting: 0,
-        seed,
-        solved_at: None,
-        epochs: 0,
-        last: None,
-        fresh_accuracy: None,
-        wall_s: 0.0,
-        error: None,
-    };
-    for epoch in 1..=epochs {
-        match trainer.epoch(epoch) {
-            Ok(m) => {
-                outcome.epochs = epoch;
-                outcome.last = Some(m.metrics);
-                // The parameters this epoch scored (the kept ones), not those after its step.
-                let solved =
-                    m.metrics.hard_loss == 0.0 && all_boards_right(&trainer.kept_model(Keep::Best));
-                if solved && outcome.solved_at.is_none() {
-                    outcome.solved_at = Some(epoch);
-                    if stop_when_solved {
-                        break;
-                    }
-                }
-            }
-            Err(e) => {
-                outcome.error = Some(e.to_string());
-                break;
+    let trainer = Trainer::new(fresh_model(config, &settings)?, settings);
+    let mut solved_at = None;
+    let (trainer, summary, error) = train::run(trainer, |trainer, m| {
+        // The parameters this epoch scored (the kept ones), not those after its step.
+        let solved =
+            m.metrics.hard_loss == 0.0 && all_boards_right(&trainer.kept_model(Keep::Best));
+        if solved && solved_at.is_none() {
+            solved_at = Some(m.epoch);
+            if stop_when_solved {
+                return ControlFlow::Break(());
             }
         }
-    }
+        ControlFlow::Continue(())
+    });
     let kept = trainer.kept_model(Keep::Best);
-    outcome.fresh_accuracy = trainer.best().map(|_| fresh_check(&kept).accuracy);
-    outcome.wall_s = start.elapsed().as_secs_f64();
+    let outcome = Outcome {
+        setting: 0,
+        seed,
+        solved_at,
+        epochs: summary.epochs,
+        last: summary.last.map(|m| m.metrics),
+        fresh_accuracy: trainer.best().map(|_| fresh_check(&kept).accuracy),
+        wall_s: start.elapsed().as_secs_f64(),
+        error: error.map(|e| e.to_string()),
+    };
     Ok((outcome, kept))
-}
-
-/// Whether the model is right on every input the task has, where there are few enough
-/// to try them all (Game of Life's 512 boards); true for other tasks.
-pub fn all_boards_right(model: &Model) -> bool {
-    every_input_accuracy(model).is_none_or(|accuracy| accuracy == 1.0)
 }
 
 /// What the runs of one setting add up to.

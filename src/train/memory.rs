@@ -168,7 +168,7 @@ pub fn hard_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
 }
 
 /// Bytes a training run of `config` at `size` holds: its objective, the async fire
-/// masks, and one start's parameters ([`start_bytes`]).
+/// masks, and one start's parameters (`start_bytes`).
 pub fn training_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
     evaluation_bytes(config, size)?.checked_add(start_bytes(config)?)
 }

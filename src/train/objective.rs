@@ -1,21 +1,22 @@
-//! The one computation that training, evaluation and the gradient checks share: run the
-//! soft and the hard rollout of a batch, score both against the target, and (when asked)
-//! backpropagate the soft loss to every logit.
+//! The one computation that training and the gradient checks share: run the soft and the
+//! hard rollout of a batch, score both against the target with [`crate::evaluate`]'s
+//! scoring (which evaluation shares), and (when asked) backpropagate the soft loss to
+//! every logit.
 
 use std::sync::Arc;
 
 use crate::automaton::geometry::Geometry;
 use crate::automaton::grid::Grids;
-use crate::automaton::hard::HardRollout;
+use crate::automaton::hard_run::HardRun;
 use crate::automaton::masks::FireMasks;
 use crate::automaton::soft::{ActivationMemory, RolloutPlans, SoftRollout};
-use crate::kernels::parameters::{hard_truth, Forward, SoftParams};
+use crate::evaluate::hard;
+use crate::evaluate::soft::SoftScoring;
+use crate::kernels::parameters::{Forward, SoftParams};
 use crate::kernels::soft::TILE;
 use crate::model::circuit::{Circuit, GateOrder};
 use crate::model::gates::NUM_OPS;
 use crate::model::network::Model;
-use crate::tasks;
-use crate::train::loss::{self, hard_errors, soft_loss};
 
 /// How well a model does on one batch.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -33,29 +34,6 @@ pub struct Metrics {
 pub enum Gradient {
     Skip,
     Compute,
-}
-
-/// Whether [`evaluate`] also runs the soft rollout (which costs more than the hard one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SoftLoss {
-    Skip,
-    Compute,
-}
-
-/// Which rollout a step belongs to, for progress.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rollout {
-    Soft,
-    Hard,
-}
-
-/// How well a model does on one batch, from [`evaluate`].
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct Evaluation {
-    /// As [`Metrics::soft_loss`], when it was asked for.
-    pub soft_loss: Option<f64>,
-    pub hard_loss: f64,
-    pub accuracy: f64,
 }
 
 /// A model's wiring as the rollouts use it: its circuit and the plans of its rows, which
@@ -86,7 +64,7 @@ pub struct Objective {
     forward: Forward,
     soft: SoftRollout,
     /// Out only while [`Objective::run`] runs it beside the soft rollout.
-    hard: Option<HardRollout>,
+    hard: Option<HardRun>,
     steps: usize,
     /// The loss is summed over the states after the last this many steps.
     loss_steps: usize,
@@ -114,11 +92,11 @@ impl Objective {
         memory: ActivationMemory,
     ) -> Self {
         let periodic = model.config.periodic;
-        let circuit = Circuit::compile_in(model, GateOrder::SharedInputs);
+        let hard = HardRun::new(model, batch, (height, width));
+        let circuit = Arc::clone(hard.circuit());
         let geometry = Geometry::new(batch, height, width, periodic, TILE);
         let gates = model.gate_count();
         let soft = SoftRollout::new(geometry, &circuit, steps, gates, memory);
-        let hard = HardRollout::new(batch, height, width, periodic, &circuit);
         Objective {
             params: SoftParams::new(model.config.parametrization, gates),
             forward: Forward::Soft,
@@ -133,7 +111,7 @@ impl Objective {
             soft,
             hard: Some(hard),
             steps,
-            circuit: Arc::new(circuit),
+            circuit,
         }
     }
 
@@ -142,6 +120,8 @@ impl Objective {
     pub fn swap_wiring(&mut self, wiring: &mut CompiledWiring) {
         std::mem::swap(&mut self.circuit, &mut wiring.circuit);
         self.soft.swap_plans(&mut wiring.plans);
+        let hard = self.hard.as_mut().expect("the hard rollout is in place");
+        hard.set_circuit(Arc::clone(&self.circuit));
     }
 
     /// Which gates the next runs' soft rollout uses (soft until told otherwise).
@@ -196,22 +176,17 @@ impl Objective {
                 // The hard rollout is one thread's work for small grids: beside the soft
                 // gradient, whose tiles the other threads take meanwhile, it costs no wait.
                 let mut hard = self.hard.take().expect("the hard rollout is in place");
-                let circuit = Arc::clone(&self.circuit);
-                let run = HardRun {
-                    model,
-                    circuit: &circuit,
-                    steps: self.steps,
-                };
+                let steps = self.steps;
                 let both = rayon::join(
                     || self.soft_gradient(model, init, target, masks),
-                    || run.score(&mut hard, init, target, masks, &mut |_| {}),
+                    || hard_score(&mut hard, model, (init, target), masks, steps),
                 );
                 self.hard = Some(hard);
                 both
             }
             Gradient::Skip => (
                 self.soft_loss(model, init, target, masks, None),
-                self.hard_loss(model, init, target, masks, |_| {}),
+                self.hard_score(model, init, target, masks),
             ),
         };
         Metrics {
@@ -237,30 +212,6 @@ impl Objective {
         soft_loss
     }
 
-    /// Scores `model` on one batch without a gradient, calling `after_step(t)` after each
-    /// step of each rollout; the soft rollout runs only for [`SoftLoss::Compute`].
-    pub fn evaluate(
-        &mut self,
-        model: &Model,
-        init: &Grids,
-        target: &Grids,
-        masks: Option<&FireMasks>,
-        soft: SoftLoss,
-        mut after_step: impl FnMut(Rollout, usize),
-    ) -> Evaluation {
-        let soft_loss = (soft == SoftLoss::Compute).then(|| {
-            let mut observe = |t| after_step(Rollout::Soft, t);
-            self.soft_loss(model, init, target, masks, Some(&mut observe))
-        });
-        let (hard_loss, accuracy) =
-            self.hard_loss(model, init, target, masks, |t| after_step(Rollout::Hard, t));
-        Evaluation {
-            soft_loss,
-            hard_loss,
-            accuracy,
-        }
-    }
-
     /// The soft rollout and its loss; leaves the loss's gradient on the last states in
     /// `loss_grads` for [`Objective::backward`]. Without an observer of each step, each
     /// grid steps on its own ([`SoftRollout::forward`]).
@@ -272,7 +223,6 @@ impl Objective {
         masks: Option<&FireMasks>,
         after_step: Option<&mut dyn FnMut(usize)>,
     ) -> f64 {
-        let config = &model.config;
         if self.noise.is_empty() && self.sharpness == 1.0 {
             self.params
                 .update(&model.logits, self.forward, &self.hard_gates);
@@ -281,53 +231,25 @@ impl Objective {
             self.params
                 .update(&self.perturbed, self.forward, &self.hard_gates);
         }
-        self.soft.set_initial(init);
-        let coefs = &self.params.coefs;
-        match after_step {
-            None => self.soft.forward(&self.circuit, coefs, masks),
-            Some(observe) => self
-                .soft
-                .forward_observed(&self.circuit, coefs, masks, observe),
-        }
-        let mut soft_loss = soft_loss(
-            self.soft.final_state(),
-            config.channels,
-            &config.target_channels,
-            target,
-            &mut self.loss_grads[0],
-        );
-        for (j, grads) in self.loss_grads.iter_mut().enumerate().skip(1) {
-            let step = self.steps - j;
-            let target = tasks::target(config, init, step);
-            let state = self.soft.state(step);
-            soft_loss += loss::soft_loss(
-                state,
-                config.channels,
-                &config.target_channels,
-                &target,
-                grads,
-            );
-        }
-
-        soft_loss
+        let scoring = SoftScoring {
+            config: &model.config,
+            circuit: &self.circuit,
+            coefs: &self.params.coefs,
+        };
+        let soft = &mut self.soft;
+        scoring.loss(soft, init, target, masks, after_step, &mut self.loss_grads)
     }
 
-    /// The hard rollout's wrong bits and accuracy.
-    fn hard_loss(
+    /// The hard rollout's wrong bits and accuracy on one batch, without the soft one.
+    pub fn hard_score(
         &mut self,
         model: &Model,
         init: &Grids,
         target: &Grids,
         masks: Option<&FireMasks>,
-        mut after_step: impl FnMut(usize),
     ) -> (f64, f64) {
-        let run = HardRun {
-            model,
-            circuit: &self.circuit,
-            steps: self.steps,
-        };
         let hard = self.hard.as_mut().expect("the hard rollout is in place");
-        run.score(hard, init, target, masks, &mut after_step)
+        hard_score(hard, model, (init, target), masks, self.steps)
     }
 
     /// Backpropagates the last soft loss to every logit.
@@ -370,107 +292,18 @@ impl Objective {
     }
 }
 
-/// Hard (and, when asked, soft) rollouts of `steps` steps from `init` (any grid size),
-/// scored against the target the model's task defines; memory does not grow with the
-/// steps. Async models use `masks` for both rollouts. `after_step` sees each step done.
-pub fn evaluate(
+/// `model`'s hard circuit (wired as `hard` runs) scored on one batch: its ops are taken
+/// anew, since the logits change between runs.
+fn hard_score(
+    hard: &mut HardRun,
     model: &Model,
-    init: &Grids,
-    steps: usize,
+    (init, target): (&Grids, &Grids),
     masks: Option<&FireMasks>,
-    soft: SoftLoss,
-    mut after_step: impl FnMut(Rollout, usize),
-) -> Evaluation {
-    if soft == SoftLoss::Skip {
-        let shape = (init.height, init.width);
-        let mut hard = HardEvaluator::new(model, init.batch, shape, steps);
-        let (hard_loss, accuracy) = hard.score(init, masks, |t| after_step(Rollout::Hard, t));
-        return Evaluation {
-            soft_loss: None,
-            hard_loss,
-            accuracy,
-        };
-    }
-    let target = tasks::target(&model.config, init, steps);
-    let shape = (init.height, init.width);
-    let memory = ActivationMemory::ForwardOnly;
-    let mut objective = Objective::new(model, init.batch, shape, steps, memory);
-    objective.evaluate(model, init, &target, masks, soft, after_step)
-}
-
-/// Hard rollouts of one model on batches of one shape, compiled once: an evaluation
-/// without the soft loss builds no soft rollout, nor any of its buffers.
-pub struct HardEvaluator<'m> {
-    model: &'m Model,
-    circuit: Circuit,
-    hard: HardRollout,
     steps: usize,
-}
-
-impl<'m> HardEvaluator<'m> {
-    /// For batches of `batch` grids of `height x width`, rolled out for `steps` steps.
-    pub fn new(
-        model: &'m Model,
-        batch: usize,
-        (height, width): (usize, usize),
-        steps: usize,
-    ) -> Self {
-        let circuit = Circuit::compile_in(model, GateOrder::SharedInputs);
-        let periodic = model.config.periodic;
-        let hard = HardRollout::new(batch, height, width, periodic, &circuit);
-        HardEvaluator {
-            model,
-            circuit,
-            hard,
-            steps,
-        }
-    }
-
-    /// The wrong target bits and the accuracy of a rollout from `init`, calling
-    /// `after_step(t)` after each step.
-    pub fn score(
-        &mut self,
-        init: &Grids,
-        masks: Option<&FireMasks>,
-        mut after_step: impl FnMut(usize),
-    ) -> (f64, f64) {
-        let target = tasks::target(&self.model.config, init, self.steps);
-        let run = HardRun {
-            model: self.model,
-            circuit: &self.circuit,
-            steps: self.steps,
-        };
-        run.score(&mut self.hard, init, &target, masks, &mut after_step)
-    }
-}
-
-/// A hard rollout of `model`'s argmax ops, compiled to `circuit`, for `steps` steps.
-struct HardRun<'a> {
-    model: &'a Model,
-    circuit: &'a Circuit,
-    steps: usize,
-}
-
-impl HardRun<'_> {
-    /// Rolls `hard` out from `init` and counts the wrong target bits and the accuracy.
-    fn score(
-        &self,
-        hard: &mut HardRollout,
-        init: &Grids,
-        target: &Grids,
-        masks: Option<&FireMasks>,
-        after_step: &mut impl FnMut(usize),
-    ) -> (f64, f64) {
-        let config = &self.model.config;
-        hard.set_state(init);
-        let truth = hard_truth(config.parametrization, &self.model.logits);
-        for t in 0..self.steps {
-            hard.step(self.circuit, &truth, masks, t);
-            after_step(t);
-        }
-        let (wrong, accuracy) = hard_errors(hard, &config.target_channels, target);
-        (wrong as f64, accuracy)
-    }
+) -> (f64, f64) {
+    hard.set_ops(model);
+    let channels = &model.config.target_channels;
+    hard::score(hard, init, target, channels, masks, steps, |_| {})
 }
 
 /// Soft loss of one rollout and its gradient on every logit: the whole training

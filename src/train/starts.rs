@@ -8,16 +8,15 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
 
 use crate::model::config::TrainSettings;
 use crate::model::gates::NUM_OPS;
 use crate::model::network::Model;
 use crate::train::best::BestModel;
+use crate::train::error::TrainError;
 use crate::train::objective::{CompiledWiring, Metrics};
 use crate::train::optimizer::{AdamW, AdamWConfig, AdamWState};
 use crate::train::state::{RngState, StartState};
-use crate::train::trainer::TrainError;
 
 /// The seed of start `index` of a run seeded `seed`: the run's own for start 0, so that a
 /// run of one start is the run as it always was; the others are drawn from a stream of
@@ -49,21 +48,6 @@ pub fn leader(metrics: &[(usize, Metrics)]) -> Option<usize> {
             .min_by(|(a, x), (b, y)| x.soft_loss.total_cmp(&y.soft_loss).then(a.cmp(b)))
             .map(|&(start, _)| start)
     })
-}
-
-/// Which start a run went on with, and when it chose.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Choice {
-    /// The start's index (0: the run's own seed).
-    pub start: usize,
-    /// The seed that wired and initialised it ([`start_seed`]).
-    pub seed: u64,
-    /// The epoch after which the others were dropped.
-    pub epoch: usize,
-    /// Whether it was chosen for a perfect hard circuit (else for the lowest soft loss
-    /// at the curriculum's end).
-    pub perfect: bool,
 }
 
 /// What one start carries from epoch to epoch besides its model.

@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 use crate::model::gates::NUM_OPS;
 use crate::train::best::BestModel;
 use crate::train::optimizer::AdamWState;
-use crate::train::starts::Choice;
 
 /// The trainer's state after `epochs_done` epochs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,6 +70,21 @@ impl RngState {
         rng.set_word_pos(self.word_pos);
         rng
     }
+}
+
+/// Which start a run went on with, and when it chose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Choice {
+    /// The start's index (0: the run's own seed).
+    pub start: usize,
+    /// The seed that wired and initialised it ([`start_seed`](crate::train::starts::start_seed)).
+    pub seed: u64,
+    /// The epoch after which the others were dropped.
+    pub epoch: usize,
+    /// Whether it was chosen for a perfect hard circuit (else for the lowest soft loss
+    /// at the curriculum's end).
+    pub perfect: bool,
 }
 
 #[cfg(test)]

@@ -1,8 +1,7 @@
 //! Seeing what a model learned: pictures, plots, netlists and their exports, gate
-//! statistics, and the paper's tests.
+//! statistics. The paper's tests are computed in [`crate::evaluate::checks`].
 
 pub mod analysis;
-pub mod check;
 pub mod netlist;
 pub mod netlist_export;
 pub mod picture;

@@ -8,8 +8,7 @@
 //! what the target channels show.
 
 use crate::automaton::grid::Grids;
-use crate::automaton::hard::HardRollout;
-use crate::kernels::parameters::hard_truth;
+use crate::automaton::hard_run::HardRun;
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
 use crate::model::gates::{Op, OPS};
@@ -249,16 +248,11 @@ pub fn model_hard_step(model: &Model, patches: &[Vec<bool>]) -> Vec<Vec<bool>> {
             }
         }
     }
-    let circuit = Circuit::compile(model);
-    let mut rollout = HardRollout::new(patches.len(), 3, 3, false, &circuit);
-    rollout.set_state(&grids);
-    rollout.step(
-        &circuit,
-        &hard_truth(model.config.parametrization, &model.logits),
-        None,
-        0,
-    );
-    let state = rollout.state();
+    // The centre's neighbourhood stays inside the grid, wrapped or not.
+    let mut run = HardRun::new(model, patches.len(), (3, 3));
+    run.set_state(&grids);
+    run.step(None, 0);
+    let state = run.state();
     (0..patches.len())
         .map(|b| (0..c).map(|ch| state.get(b, 1, 1, ch) == 1.0).collect())
         .collect()

@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use logicars::evaluate::checks::{
+    rollout_checks, run_checks, total_steps, CheckOptions, CheckRow, Checked,
+};
 use logicars::io::{atomic as output, model_file};
 use logicars::model::network::Model;
 use logicars::train::memory::{hard_bytes, RolloutSize};
-use logicars::views::check::{
-    rollout_checks, run_checks, total_steps, CheckOptions, CheckRow, Checked,
-};
 use logicars::views::plot::{robustness_svg, ErrorCurve};
 use serde::Serialize;
 

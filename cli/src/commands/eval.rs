@@ -7,11 +7,11 @@ use anyhow::{bail, Result};
 use clap::Args;
 use logicars::automaton::grid::Grids;
 use logicars::automaton::masks::FireMasks;
+use logicars::evaluate::{evaluate, Evaluation, Rollout, SoftLoss};
 use logicars::io::{grid_file, model_file};
 use logicars::model::network::Model;
 use logicars::tasks;
 use logicars::train::memory::{evaluation_bytes, RolloutSize};
-use logicars::train::{evaluate, Evaluation, Rollout, SoftLoss};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 

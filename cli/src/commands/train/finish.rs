@@ -4,11 +4,11 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use logicars::evaluate::fresh::{fresh_check, FRESH_GRIDS, FRESH_SEED};
 use logicars::io::atomic::write_atomically;
 use logicars::io::checkpoint_file::{self, RunOutputs};
 use logicars::io::model_file;
 use logicars::model::network::Model;
-use logicars::train::verify::{fresh_check, FRESH_GRIDS, FRESH_SEED};
 use logicars::train::{Choice, EpochMetrics, Keep, TrainError, TrainSummary, Trainer};
 use logicars::views::plot;
 

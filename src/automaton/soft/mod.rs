@@ -4,24 +4,23 @@
 //! chunk and tiles run in parallel without sharing anything writable. Per-tile
 //! coefficient gradients are summed over tiles in tile order at the end, so the result
 //! is the same for any number of threads.
+//!
+//! The rollout's buffers and states are here; `forward` runs the steps and `backward`
+//! goes back through them.
+
+mod backward;
+mod forward;
 
 use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rayon::prelude::*;
-
 use crate::automaton::geometry::Geometry;
 use crate::automaton::grid::Grids;
-use crate::automaton::masks::FireMasks;
 use crate::automaton::patch_shifts::PatchShifts;
 pub use crate::automaton::soft_tiles::state_index;
-use crate::automaton::soft_tiles::{
-    gather_patch, prev_and_next, scatter_patch_grads, seed_output_grads, split_runs,
-    sum_in_tile_order, write_outputs,
-};
 use crate::kernels::forward_plan::{ForwardPlan, ForwardRows};
-use crate::kernels::soft::{self as kernel, BackwardPlan, TILE};
-use crate::kernels::table::{self, table, Table};
+use crate::kernels::soft::{BackwardPlan, TILE};
+use crate::kernels::table::{table, Table};
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
 
@@ -236,6 +235,11 @@ impl SoftRollout {
         }
     }
 
+    /// The steps of one run.
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+
     /// The state after the last step.
     pub fn final_state(&self) -> &[f32] {
         self.state(self.steps)
@@ -269,221 +273,5 @@ impl SoftRollout {
             ActivationMemory::ForwardOnly => (t % 2, (t + 1) % 2),
             ActivationMemory::Recompute | ActivationMemory::Store => (t, t + 1),
         }
-    }
-
-    /// Runs all steps with the given gate coefficients; each run of tiles that read only
-    /// each other (a grid, see [`Geometry::tile_runs`]) steps on its own, so threads
-    /// do not wait for each other between steps.
-    pub fn forward(&mut self, circuit: &Circuit, coefs: &[[f32; 4]], masks: Option<&FireMasks>) {
-        if self.runs.len() < 2 || self.memory == ActivationMemory::Store {
-            return self.forward_observed(circuit, coefs, masks, |_| {});
-        }
-        let len = self.state_len();
-        let tile_len = circuit.channels * TILE;
-        let mut states = table::take(&mut self.states);
-        let mut windows: Vec<Vec<&mut [f32]>> = self.runs.iter().map(|_| Vec::new()).collect();
-        for slot in states.chunks_mut(len) {
-            for (run, window) in windows
-                .iter_mut()
-                .zip(split_runs(slot, &self.runs, tile_len))
-            {
-                run.push(window);
-            }
-        }
-        let this = &*self;
-        windows
-            .into_par_iter()
-            .zip(&this.runs)
-            .for_each(|(mut slots, run)| {
-                for t in 0..this.steps {
-                    let (prev, next) = prev_and_next(&mut slots, this.step_slots(t));
-                    this.forward_step(circuit, coefs, masks, (t, run.start), prev, next, None);
-                }
-            });
-        self.states = states;
-    }
-
-    /// [`forward`](Self::forward) with all tiles in step, calling `after_step(t)` once
-    /// step `t` is done (to show progress on long rollouts).
-    pub fn forward_observed(
-        &mut self,
-        circuit: &Circuit,
-        coefs: &[[f32; 4]],
-        masks: Option<&FireMasks>,
-        mut after_step: impl FnMut(usize),
-    ) {
-        let len = self.state_len();
-        let tiles = self.geometry.tiles();
-        let mut states = table::take(&mut self.states);
-        let mut stored = std::mem::take(&mut self.stored_acts);
-        for t in 0..self.steps {
-            let mut slots: Vec<&mut [f32]> = states.chunks_mut(len).collect();
-            let (prev, next) = prev_and_next(&mut slots, self.step_slots(t));
-            let stored = match self.memory {
-                ActivationMemory::Store => Some(&mut stored[t * tiles..(t + 1) * tiles]),
-                ActivationMemory::Recompute | ActivationMemory::ForwardOnly => None,
-            };
-            self.forward_step(circuit, coefs, masks, (t, 0), prev, next, stored);
-            after_step(t);
-        }
-        self.states = states;
-        self.stored_acts = stored;
-    }
-
-    /// Step `t` on the window of tiles `first..` that `prev` and `next` hold; `stored`
-    /// (store mode) receives each tile's activations.
-    #[allow(clippy::too_many_arguments)]
-    fn forward_step(
-        &self,
-        circuit: &Circuit,
-        coefs: &[[f32; 4]],
-        masks: Option<&FireMasks>,
-        (t, first): (usize, usize),
-        prev: &[f32],
-        next: &mut [f32],
-        stored: Option<&mut [Table<f32>]>,
-    ) {
-        // Stored activations are read by backward: every row. Otherwise only the new
-        // state is, and a table that stays in cache is faster to write.
-        let rows = match stored {
-            Some(_) => every_row(circuit),
-            None => ForwardRows::Plan(&self.plans.new_state),
-        };
-        let work = |i: usize, next_tile: &mut [f32], acts: &mut [f32]| {
-            let tile = (first + i, first);
-            gather_patch(self.shifts(), circuit.channels, tile, prev, acts);
-            kernel::forward(rows, coefs, acts);
-            write_outputs(circuit, rows, tile, t, acts, prev, next_tile, masks);
-        };
-        let chunks = next.par_chunks_mut(circuit.channels * TILE).enumerate();
-        match stored {
-            None => chunks.for_each(|(i, next_tile)| {
-                let mut ws = self.workspace();
-                work(i, next_tile, &mut ws.acts);
-            }),
-            Some(stored) => chunks
-                .zip(stored.par_iter_mut())
-                .for_each(|((i, next_tile), acts)| work(i, next_tile, acts)),
-        }
-    }
-
-    /// Backpropagates the loss's gradients on the last states (tile-blocked, like a
-    /// state; `loss_grads[j]` is on the state after step `steps - j`) through every step
-    /// and returns the gradient of every parameter's four coefficients. Each run of
-    /// tiles steps back on its own, as in [`forward`](Self::forward).
-    ///
-    /// Must follow [`forward`](Self::forward) with the same coefficients and masks.
-    pub fn backward(
-        &mut self,
-        circuit: &Circuit,
-        coefs: &[[f32; 4]],
-        loss_grads: &[Vec<f32>],
-        masks: Option<&FireMasks>,
-        coef_grads: &mut [[f64; 4]],
-    ) {
-        assert!(
-            self.memory != ActivationMemory::ForwardOnly,
-            "a forward-only rollout has no backward pass"
-        );
-        let tile_len = circuit.channels * TILE;
-        let patch_len = tile_len * PATCH;
-        if self.tile_coef_grads.is_empty() {
-            self.tile_coef_grads = vec![vec![[0.0; 4]; self.params]; self.geometry.tiles()];
-        }
-        let mut tile_coef_grads = std::mem::take(&mut self.tile_coef_grads);
-        let mut patch_grads = table::take(&mut self.patch_grads);
-        let mut state_grads = table::take(&mut self.state_grads);
-        let mut next_grads = table::take(&mut self.next_state_grads);
-        tile_coef_grads
-            .par_iter_mut()
-            .for_each(|g| g.fill([0.0; 4]));
-        let runs = &self.runs;
-        let windows = split_runs(&mut patch_grads, runs, patch_len)
-            .into_iter()
-            .zip(split_runs(&mut tile_coef_grads, runs, 1))
-            .zip(split_runs(&mut state_grads, runs, tile_len))
-            .zip(split_runs(&mut next_grads, runs, tile_len))
-            .zip(runs);
-        let windows: Vec<_> = windows.collect();
-        windows
-            .into_par_iter()
-            .for_each(|((((patch, coef), mut state), mut next), run)| {
-                let window = run.start * tile_len..run.end * tile_len;
-                next.copy_from_slice(&loss_grads[0][window.clone()]);
-                for t in (0..self.steps).rev() {
-                    self.backward_step(circuit, coefs, masks, (t, run.start), next, patch, coef);
-                    if t == 0 {
-                        break;
-                    }
-                    let grads = (&*patch, &*next);
-                    scatter_patch_grads(
-                        self.shifts(),
-                        circuit.channels,
-                        (t, run.start),
-                        masks,
-                        grads,
-                        state,
-                    );
-                    // The gradient of the state before step t, plus the loss's own on it.
-                    std::mem::swap(&mut state, &mut next);
-                    if let Some(loss_grads) = loss_grads.get(self.steps - t) {
-                        for (g, l) in next.iter_mut().zip(&loss_grads[window.clone()]) {
-                            *g += l;
-                        }
-                    }
-                }
-            });
-        sum_in_tile_order(&tile_coef_grads, coef_grads);
-        self.tile_coef_grads = tile_coef_grads;
-        self.patch_grads = patch_grads;
-        self.state_grads = state_grads;
-        self.next_state_grads = next_grads;
-    }
-
-    /// Back through step `t` on the window of tiles `first..`: each tile's patch
-    /// gradient into `patch_grads`, its coefficient gradients added to `coef_grads`.
-    #[allow(clippy::too_many_arguments)]
-    fn backward_step(
-        &self,
-        circuit: &Circuit,
-        coefs: &[[f32; 4]],
-        masks: Option<&FireMasks>,
-        (t, first): (usize, usize),
-        next_grads: &[f32],
-        patch_grads: &mut [f32],
-        coef_grads: &mut [Vec<[f64; 4]>],
-    ) {
-        let len = self.state_len();
-        let state = &self.states[t * len..(t + 1) * len];
-        let patch_len = circuit.channels * PATCH * TILE;
-        patch_grads
-            .par_chunks_mut(patch_len)
-            .zip(coef_grads.par_iter_mut())
-            .enumerate()
-            .for_each(|(i, (patch_grads, tile_coef_grads))| {
-                let tile = first + i;
-                let mut ws = self.workspace();
-                let Workspace { acts, grads } = &mut *ws;
-                let acts: &[f32] = match self.memory {
-                    ActivationMemory::Recompute => {
-                        gather_patch(self.shifts(), circuit.channels, (tile, 0), state, acts);
-                        kernel::forward(every_row(circuit), coefs, acts);
-                        acts
-                    }
-                    ActivationMemory::Store => &self.stored_acts[t * self.geometry.tiles() + tile],
-                    ActivationMemory::ForwardOnly => unreachable!("checked by backward"),
-                };
-                seed_output_grads(
-                    circuit,
-                    &self.plans.backward,
-                    (tile, first),
-                    t,
-                    masks,
-                    next_grads,
-                    grads,
-                );
-                kernel::backward(&self.plans.backward, coefs, acts, grads, tile_coef_grads);
-                patch_grads.copy_from_slice(&grads[..patch_len]);
-            });
     }
 }

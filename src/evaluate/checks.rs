@@ -8,15 +8,13 @@ use serde::Serialize;
 
 use crate::automaton::frames::{hard_last_frame, Damage};
 use crate::automaton::grid::Grids;
-use crate::automaton::hard::HardRollout;
+use crate::automaton::hard_run::HardRun;
 use crate::automaton::masks::{FireMasks, PAPER_FIRE_RATE};
-use crate::kernels::parameters::hard_truth;
-use crate::model::circuit::Circuit;
+use crate::evaluate::loss::wrong_bits;
 use crate::model::config::ModelConfig;
 use crate::model::network::Model;
 use crate::model::task::TaskKind;
 use crate::tasks;
-use crate::train::loss::wrong_bits;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CheckRow {
@@ -253,25 +251,16 @@ fn robustness_errors_per_step(
     let (h, w) = (64, 64);
     let mut state = Grids::random_bits(1, h, w, c.channels, &mut rng);
     let target = tasks::target(c, &state, options.robustness_steps);
-    let circuit = Circuit::compile(model);
-    let truth = hard_truth(model.config.parametrization, &model.logits);
-    let mut rollout = HardRollout::new(1, h, w, c.periodic, &circuit);
+    let mut run = HardRun::new(model, 1, (h, w));
     let rate = c.fire_rate.unwrap_or(PAPER_FIRE_RATE);
     let bits = (h * w * c.target_channels.len()) as u64;
     let mut errors = Vec::with_capacity(options.robustness_steps);
     for _ in 0..options.robustness_steps {
         let masks = FireMasks::draw(1, 1, h * w, rate, &mut rng);
-        rollout.set_state(&state);
-        rollout.step(&circuit, &truth, Some(&masks), 0);
-        state = rollout.state();
-        let (top, left) = (rng.random_range(0..h), rng.random_range(0..w));
-        for r in top..(top + 10).min(h) {
-            for col in left..(left + 10).min(w) {
-                for ch in 0..c.channels {
-                    state.set(0, r, col, ch, 0.0);
-                }
-            }
-        }
+        run.set_state(&state);
+        run.step(Some(&masks), 0);
+        state = run.state();
+        random_block(&mut rng, h, w).apply(&mut state);
         let channels = state.channels;
         let bit = |channel, lane| state.values[lane * channels + channel] >= 0.5;
         let wrong = wrong_bits(&c.target_channels, &target, bit).0;
@@ -280,6 +269,20 @@ fn robustness_errors_per_step(
         after_step();
     }
     errors
+}
+
+/// A 10x10 block at a random top-left cell of a `height x width` grid, cut at the
+/// border: the robustness experiment's damage after one step.
+fn random_block(rng: &mut ChaCha8Rng, height: usize, width: usize) -> Damage {
+    let (top, left) = (rng.random_range(0..height), rng.random_range(0..width));
+    Damage {
+        rows: 10,
+        cols: 10,
+        top,
+        left,
+        first_step: 0,
+        last_step: 0,
+    }
 }
 
 /// The robustness curve in one row: mean accuracy over its second half (after the rule

@@ -7,9 +7,9 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::automaton::grid::Grids;
+use crate::evaluate::hard::HardEvaluator;
 use crate::model::network::Model;
 use crate::tasks;
-use crate::train::objective::HardEvaluator;
 
 /// How many fresh grids score a model, and their seed: the grids of
 /// `logicars eval --model M --seed 99 --batch 16`.
@@ -77,6 +77,12 @@ pub fn every_input_accuracy(model: &Model) -> Option<f64> {
     Some(accuracy_on(model, &tasks::exhaustive_init(&model.config)?))
 }
 
+/// Whether the model is right on every input the task has, where there are few enough
+/// to try them all (Game of Life's 512 boards); true for other tasks.
+pub fn all_boards_right(model: &Model) -> bool {
+    every_input_accuracy(model).is_none_or(|accuracy| accuracy == 1.0)
+}
+
 /// The hard circuit's accuracy on `init` at the task's steps (a synchronous task).
 fn accuracy_on(model: &Model, init: &Grids) -> f64 {
     let shape = (init.height, init.width);
@@ -89,10 +95,19 @@ fn accuracy_on(model: &Model, init: &Grids) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evaluate::batch::{evaluate, SoftLoss};
+    use crate::model::config::{ModelConfig, TrainSettings};
     use crate::model::task::TaskKind;
     use crate::tasks::preset;
-    use crate::train::fresh_model;
-    use crate::train::objective::{evaluate, SoftLoss};
+
+    /// The model a run of the preset starts from (as training builds it).
+    fn fresh_model(mut config: ModelConfig, settings: &TrainSettings) -> Result<Model, ()> {
+        config.parametrization = settings.recipe.parametrization;
+        let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
+        let mut model = Model::new(config, &mut rng).map_err(|_| ())?;
+        model.set_pass_through(settings.recipe.pass_through);
+        Ok(model)
+    }
 
     /// Checking a few grids at a time scores what one rollout of all of them scores.
     #[test]

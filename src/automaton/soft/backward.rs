@@ -1,0 +1,135 @@
+//! Backpropagation through every step of a soft rollout, each run of tiles on its own.
+
+use rayon::prelude::*;
+
+use crate::automaton::masks::FireMasks;
+use crate::automaton::soft::{every_row, ActivationMemory, SoftRollout, Workspace};
+use crate::automaton::soft_tiles::{
+    gather_patch, scatter_patch_grads, seed_output_grads, split_runs, sum_in_tile_order,
+};
+use crate::kernels::soft::{self as kernel, TILE};
+use crate::kernels::table;
+use crate::model::circuit::Circuit;
+use crate::model::config::PATCH;
+
+impl SoftRollout {
+    /// Backpropagates the loss's gradients on the last states (tile-blocked, like a
+    /// state; `loss_grads[j]` is on the state after step `steps - j`) through every step
+    /// and returns the gradient of every parameter's four coefficients. Each run of
+    /// tiles steps back on its own, as in [`forward`](Self::forward).
+    ///
+    /// Must follow [`forward`](Self::forward) with the same coefficients and masks.
+    pub fn backward(
+        &mut self,
+        circuit: &Circuit,
+        coefs: &[[f32; 4]],
+        loss_grads: &[Vec<f32>],
+        masks: Option<&FireMasks>,
+        coef_grads: &mut [[f64; 4]],
+    ) {
+        assert!(
+            self.memory != ActivationMemory::ForwardOnly,
+            "a forward-only rollout has no backward pass"
+        );
+        let tile_len = circuit.channels * TILE;
+        let patch_len = tile_len * PATCH;
+        if self.tile_coef_grads.is_empty() {
+            self.tile_coef_grads = vec![vec![[0.0; 4]; self.params]; self.geometry.tiles()];
+        }
+        let mut tile_coef_grads = std::mem::take(&mut self.tile_coef_grads);
+        let mut patch_grads = table::take(&mut self.patch_grads);
+        let mut state_grads = table::take(&mut self.state_grads);
+        let mut next_grads = table::take(&mut self.next_state_grads);
+        tile_coef_grads
+            .par_iter_mut()
+            .for_each(|g| g.fill([0.0; 4]));
+        let runs = &self.runs;
+        let windows = split_runs(&mut patch_grads, runs, patch_len)
+            .into_iter()
+            .zip(split_runs(&mut tile_coef_grads, runs, 1))
+            .zip(split_runs(&mut state_grads, runs, tile_len))
+            .zip(split_runs(&mut next_grads, runs, tile_len))
+            .zip(runs);
+        let windows: Vec<_> = windows.collect();
+        windows
+            .into_par_iter()
+            .for_each(|((((patch, coef), mut state), mut next), run)| {
+                let window = run.start * tile_len..run.end * tile_len;
+                next.copy_from_slice(&loss_grads[0][window.clone()]);
+                for t in (0..self.steps).rev() {
+                    self.backward_step(circuit, coefs, masks, (t, run.start), next, patch, coef);
+                    if t == 0 {
+                        break;
+                    }
+                    let grads = (&*patch, &*next);
+                    scatter_patch_grads(
+                        self.shifts(),
+                        circuit.channels,
+                        (t, run.start),
+                        masks,
+                        grads,
+                        state,
+                    );
+                    // The gradient of the state before step t, plus the loss's own on it.
+                    std::mem::swap(&mut state, &mut next);
+                    if let Some(loss_grads) = loss_grads.get(self.steps - t) {
+                        for (g, l) in next.iter_mut().zip(&loss_grads[window.clone()]) {
+                            *g += l;
+                        }
+                    }
+                }
+            });
+        sum_in_tile_order(&tile_coef_grads, coef_grads);
+        self.tile_coef_grads = tile_coef_grads;
+        self.patch_grads = patch_grads;
+        self.state_grads = state_grads;
+        self.next_state_grads = next_grads;
+    }
+
+    /// Back through step `t` on the window of tiles `first..`: each tile's patch
+    /// gradient into `patch_grads`, its coefficient gradients added to `coef_grads`.
+    #[allow(clippy::too_many_arguments)]
+    fn backward_step(
+        &self,
+        circuit: &Circuit,
+        coefs: &[[f32; 4]],
+        masks: Option<&FireMasks>,
+        (t, first): (usize, usize),
+        next_grads: &[f32],
+        patch_grads: &mut [f32],
+        coef_grads: &mut [Vec<[f64; 4]>],
+    ) {
+        let len = self.state_len();
+        let state = &self.states[t * len..(t + 1) * len];
+        let patch_len = circuit.channels * PATCH * TILE;
+        patch_grads
+            .par_chunks_mut(patch_len)
+            .zip(coef_grads.par_iter_mut())
+            .enumerate()
+            .for_each(|(i, (patch_grads, tile_coef_grads))| {
+                let tile = first + i;
+                let mut ws = self.workspace();
+                let Workspace { acts, grads } = &mut *ws;
+                let acts: &[f32] = match self.memory {
+                    ActivationMemory::Recompute => {
+                        gather_patch(self.shifts(), circuit.channels, (tile, 0), state, acts);
+                        kernel::forward(every_row(circuit), coefs, acts);
+                        acts
+                    }
+                    ActivationMemory::Store => &self.stored_acts[t * self.geometry.tiles() + tile],
+                    ActivationMemory::ForwardOnly => unreachable!("checked by backward"),
+                };
+                seed_output_grads(
+                    circuit,
+                    &self.plans.backward,
+                    (tile, first),
+                    t,
+                    masks,
+                    next_grads,
+                    grads,
+                );
+                kernel::backward(&self.plans.backward, coefs, acts, grads, tile_coef_grads);
+                patch_grads.copy_from_slice(&grads[..patch_len]);
+            });
+    }
+}

@@ -1,0 +1,111 @@
+//! The soft rollout's forward steps, each run of tiles on its own or all in step.
+
+use rayon::prelude::*;
+
+use crate::automaton::masks::FireMasks;
+use crate::automaton::soft::{every_row, ActivationMemory, SoftRollout};
+use crate::automaton::soft_tiles::{gather_patch, prev_and_next, split_runs, write_outputs};
+use crate::kernels::forward_plan::ForwardRows;
+use crate::kernels::soft::{self as kernel, TILE};
+use crate::kernels::table::{self, Table};
+use crate::model::circuit::Circuit;
+
+impl SoftRollout {
+    /// Runs all steps with the given gate coefficients; each run of tiles that read only
+    /// each other (a grid, see [`Geometry::tile_runs`]) steps on its own, so threads
+    /// do not wait for each other between steps.
+    ///
+    /// [`Geometry::tile_runs`]: crate::automaton::geometry::Geometry::tile_runs
+    pub fn forward(&mut self, circuit: &Circuit, coefs: &[[f32; 4]], masks: Option<&FireMasks>) {
+        if self.runs.len() < 2 || self.memory == ActivationMemory::Store {
+            return self.forward_observed(circuit, coefs, masks, |_| {});
+        }
+        let len = self.state_len();
+        let tile_len = circuit.channels * TILE;
+        let mut states = table::take(&mut self.states);
+        let mut windows: Vec<Vec<&mut [f32]>> = self.runs.iter().map(|_| Vec::new()).collect();
+        for slot in states.chunks_mut(len) {
+            for (run, window) in windows
+                .iter_mut()
+                .zip(split_runs(slot, &self.runs, tile_len))
+            {
+                run.push(window);
+            }
+        }
+        let this = &*self;
+        windows
+            .into_par_iter()
+            .zip(&this.runs)
+            .for_each(|(mut slots, run)| {
+                for t in 0..this.steps {
+                    let (prev, next) = prev_and_next(&mut slots, this.step_slots(t));
+                    this.forward_step(circuit, coefs, masks, (t, run.start), prev, next, None);
+                }
+            });
+        self.states = states;
+    }
+
+    /// [`forward`](Self::forward) with all tiles in step, calling `after_step(t)` once
+    /// step `t` is done (to show progress on long rollouts).
+    pub fn forward_observed(
+        &mut self,
+        circuit: &Circuit,
+        coefs: &[[f32; 4]],
+        masks: Option<&FireMasks>,
+        mut after_step: impl FnMut(usize),
+    ) {
+        let len = self.state_len();
+        let tiles = self.geometry.tiles();
+        let mut states = table::take(&mut self.states);
+        let mut stored = std::mem::take(&mut self.stored_acts);
+        for t in 0..self.steps {
+            let mut slots: Vec<&mut [f32]> = states.chunks_mut(len).collect();
+            let (prev, next) = prev_and_next(&mut slots, self.step_slots(t));
+            let stored = match self.memory {
+                ActivationMemory::Store => Some(&mut stored[t * tiles..(t + 1) * tiles]),
+                ActivationMemory::Recompute | ActivationMemory::ForwardOnly => None,
+            };
+            self.forward_step(circuit, coefs, masks, (t, 0), prev, next, stored);
+            after_step(t);
+        }
+        self.states = states;
+        self.stored_acts = stored;
+    }
+
+    /// Step `t` on the window of tiles `first..` that `prev` and `next` hold; `stored`
+    /// (store mode) receives each tile's activations.
+    #[allow(clippy::too_many_arguments)]
+    fn forward_step(
+        &self,
+        circuit: &Circuit,
+        coefs: &[[f32; 4]],
+        masks: Option<&FireMasks>,
+        (t, first): (usize, usize),
+        prev: &[f32],
+        next: &mut [f32],
+        stored: Option<&mut [Table<f32>]>,
+    ) {
+        // Stored activations are read by backward: every row. Otherwise only the new
+        // state is, and a table that stays in cache is faster to write.
+        let rows = match stored {
+            Some(_) => every_row(circuit),
+            None => ForwardRows::Plan(&self.plans.new_state),
+        };
+        let work = |i: usize, next_tile: &mut [f32], acts: &mut [f32]| {
+            let tile = (first + i, first);
+            gather_patch(self.shifts(), circuit.channels, tile, prev, acts);
+            kernel::forward(rows, coefs, acts);
+            write_outputs(circuit, rows, tile, t, acts, prev, next_tile, masks);
+        };
+        let chunks = next.par_chunks_mut(circuit.channels * TILE).enumerate();
+        match stored {
+            None => chunks.for_each(|(i, next_tile)| {
+                let mut ws = self.workspace();
+                work(i, next_tile, &mut ws.acts);
+            }),
+            Some(stored) => chunks
+                .zip(stored.par_iter_mut())
+                .for_each(|((i, next_tile), acts)| work(i, next_tile, acts)),
+        }
+    }
+}

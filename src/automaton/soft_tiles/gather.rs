@@ -1,0 +1,85 @@
+//! Forward on one tile: the patch each lane sees, and the tile's new state.
+
+use crate::automaton::masks::FireMasks;
+use crate::automaton::patch_shifts::PatchShifts;
+use crate::automaton::soft_tiles::{segments, select_lanes, tile_bits};
+use crate::kernels::forward_plan::ForwardRows;
+use crate::kernels::simd::multiversioned;
+use crate::kernels::soft::TILE;
+use crate::model::circuit::Circuit;
+use crate::model::config::PATCH;
+
+multiversioned! {
+    /// Fills rows `c*9 + p` of a tile's activations with what each lane sees; `state` is
+    /// the window of tiles `first..` and `tiles` is `(tile, first)`. Each position is a
+    /// few shifted copies of the state's channel rows ([`PatchShifts`]), each kept where
+    /// its offset applies: whole-row copies instead of a table lookup per lane, which
+    /// the wider instruction sets do as masked moves.
+    pub(in crate::automaton) fn gather_patch(
+        shifts: &PatchShifts,
+        channels: usize,
+        tiles: (usize, usize),
+        state: &[f32],
+        acts: &mut [f32],
+    ) => gather_patch_body
+}
+
+#[inline(always)]
+fn gather_patch_body(
+    shifts: &PatchShifts,
+    channels: usize,
+    (tile, first): (usize, usize),
+    state: &[f32],
+    acts: &mut [f32],
+) {
+    let tile_len = channels * TILE;
+    // Which lanes each copy takes depends on the position, not the channel: found once
+    // for all channels.
+    for p in 0..PATCH {
+        for c in 0..channels {
+            acts[(c * PATCH + p) * TILE..][..TILE].fill(0.0);
+        }
+        for (offset, lanes) in shifts.shifts(p) {
+            let seen = tile_bits(lanes, tile);
+            for seg in segments(tile, offset) {
+                // The lanes of this segment that see the offset; their source is in the
+                // window (a run reads only its own tiles).
+                let mask = seg.lanes(seen >> seg.dst.start);
+                if mask == 0 {
+                    continue;
+                }
+                let src_start = (seg.src_tile - first) * tile_len + seg.src_start;
+                for c in 0..channels {
+                    let out = &mut acts[(c * PATCH + p) * TILE..][..TILE];
+                    let src = &state[src_start + c * TILE..];
+                    select_lanes(&mut out[seg.dst.clone()], src, mask, |o, v| *o = v);
+                }
+            }
+        }
+    }
+}
+
+/// Writes a tile's new state: the circuit's output (in `acts`, laid out as `rows`) where
+/// the cell fires, else the old value; `prev` is the window of tiles `first..`.
+#[allow(clippy::too_many_arguments)]
+pub(in crate::automaton) fn write_outputs(
+    circuit: &Circuit,
+    rows: ForwardRows<'_>,
+    (tile, first): (usize, usize),
+    step: usize,
+    acts: &[f32],
+    prev: &[f32],
+    next_tile: &mut [f32],
+    masks: Option<&FireMasks>,
+) {
+    let tile_len = circuit.channels * TILE;
+    for c in 0..circuit.channels {
+        let out = &acts[rows.slot(circuit.output_row(c)) * TILE..][..TILE];
+        let old = &prev[(tile - first) * tile_len + c * TILE..][..TILE];
+        let new = &mut next_tile[c * TILE..][..TILE];
+        for i in 0..TILE {
+            let fires = masks.is_none_or(|m| m.fires(step, tile * TILE + i));
+            new[i] = if fires { out[i] } else { old[i] };
+        }
+    }
+}

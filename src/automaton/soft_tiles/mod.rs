@@ -1,0 +1,150 @@
+//! What a soft rollout does to one tile, on a window of tile-blocked buffers: the tiles
+//! `first..` of a run of tiles that read only each other, so that each run can step on
+//! its own thread with no barrier between steps (see [`Geometry::tile_runs`]).
+//!
+//! [`gather`] fills a tile's patch and writes its new state (forward); [`scatter`] seeds
+//! its gradients and sends the patch's gradient back to the cells read (backward); the
+//! lane selection both use is here.
+//!
+//! [`Geometry::tile_runs`]: crate::automaton::geometry::Geometry::tile_runs
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use crate::kernels::parameters::GATES_PER_JOB;
+use crate::kernels::soft::TILE;
+
+mod gather;
+mod scatter;
+
+pub(super) use gather::{gather_patch, write_outputs};
+pub(super) use scatter::{scatter_patch_grads, seed_output_grads};
+
+#[inline]
+pub fn state_index(channels: usize, channel: usize, lane: usize) -> usize {
+    (lane / TILE) * channels * TILE + channel * TILE + lane % TILE
+}
+
+/// Splits a tile-blocked buffer (`per_tile` items per tile) into one window per run.
+pub(super) fn split_runs<'a, T>(
+    mut buffer: &'a mut [T],
+    runs: &[Range<usize>],
+    per_tile: usize,
+) -> Vec<&'a mut [T]> {
+    runs.iter()
+        .map(|run| {
+            let (window, rest) = std::mem::take(&mut buffer).split_at_mut(run.len() * per_tile);
+            buffer = rest;
+            window
+        })
+        .collect()
+}
+
+/// The state in slot `from` to read and the one in slot `to` to write (`from != to`).
+pub(super) fn prev_and_next<'a>(
+    slots: &'a mut [&mut [f32]],
+    (from, to): (usize, usize),
+) -> (&'a [f32], &'a mut [f32]) {
+    if from < to {
+        let (before, after) = slots.split_at_mut(to);
+        (&*before[from], &mut *after[0])
+    } else {
+        let (before, after) = slots.split_at_mut(from);
+        (&*after[0], &mut *before[to])
+    }
+}
+
+/// A tile's lanes `dst` whose lane `tile*TILE + i + offset` is lane `src_start + (i -
+/// dst.start)` of tile `src_tile`: a tile shifted by `offset` lanes covers at most two.
+struct Segment {
+    dst: Range<usize>,
+    src_tile: usize,
+    src_start: usize,
+}
+
+impl Segment {
+    /// `bits` (bit 0 for lane `dst.start`) cut to the segment's lanes.
+    fn lanes(&self, bits: u64) -> u64 {
+        bits & (u64::MAX >> (64 - self.dst.len()))
+    }
+}
+
+/// The (one or two) segments of `tile` shifted by `offset` lanes; none that would start
+/// before lane 0.
+fn segments(tile: usize, offset: isize) -> impl Iterator<Item = Segment> {
+    let start = (tile * TILE) as isize + offset;
+    let (src_tile, rem) = (
+        start.div_euclid(TILE as isize),
+        start.rem_euclid(TILE as isize),
+    );
+    let split = TILE - rem as usize;
+    [
+        (src_tile, rem as usize, 0..split),
+        (src_tile + 1, 0, split..TILE),
+    ]
+    .into_iter()
+    .filter(|(src_tile, _, dst)| *src_tile >= 0 && !dst.is_empty())
+    .map(|(src_tile, src_start, dst)| Segment {
+        dst,
+        src_tile: src_tile as usize,
+        src_start,
+    })
+}
+
+/// Tile `tile`'s bits of a lane mask (64 lanes to a word; a tile is a part of one).
+fn tile_bits(lanes: &[u64], tile: usize) -> u64 {
+    const _: () = assert!(64 % TILE == 0, "a tile's lanes are part of one mask word");
+    let word = lanes[tile * TILE / 64] >> (tile * TILE % 64);
+    word & (u64::MAX >> (64 - TILE))
+}
+
+/// `op(out[i], src[i])` for the lanes `i` whose bit is set in `mask` (no bit beyond
+/// `out`): a plain loop the compiler vectorizes when every bit is set, a blend when most
+/// are, and one lane per set bit when few are (small periodic grids, whose wrapping
+/// splits a position among several shifts).
+#[inline(always)]
+fn select_lanes(out: &mut [f32], src: &[f32], mask: u64, op: impl Fn(&mut f32, f32)) {
+    let src = &src[..out.len()];
+    let set = mask.count_ones() as usize;
+    if set == out.len() {
+        for (o, &v) in out.iter_mut().zip(src) {
+            op(o, v);
+        }
+    } else if 2 * set >= out.len() {
+        for (i, (o, &v)) in out.iter_mut().zip(src).enumerate() {
+            let mut new = *o;
+            op(&mut new, v);
+            *o = if (mask >> i) & 1 != 0 { new } else { *o };
+        }
+    } else {
+        let mut bits = mask;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            op(&mut out[i], src[i]);
+            bits &= bits - 1;
+        }
+    }
+}
+
+/// Adds every tile's coefficient gradients in tile order, whatever the thread count, so
+/// the sum is the same on any machine; blocks of parameters are shared among threads.
+pub(super) fn sum_in_tile_order(tile_coef_grads: &[Vec<[f64; 4]>], coef_grads: &mut [[f64; 4]]) {
+    coef_grads
+        .par_chunks_mut(GATES_PER_JOB)
+        .enumerate()
+        .for_each(|(block, totals)| {
+            let first = block * GATES_PER_JOB;
+            for tile_grads in tile_coef_grads {
+                let tile_grads = &tile_grads[first..][..totals.len()];
+                for (total, g) in totals.iter_mut().zip(tile_grads) {
+                    for k in 0..4 {
+                        total[k] += g[k];
+                    }
+                }
+            }
+        });
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,274 @@
+//! One epoch of a run: a fresh batch, its soft and hard scores, one optimizer step; with
+//! several starts, each takes its turn and the one that leads goes on.
+
+use rand::RngExt;
+
+use crate::automaton::grid::Grids;
+use crate::automaton::masks::FireMasks;
+use crate::kernels::parameters::Forward;
+use crate::model::gates::NUM_OPS;
+use crate::model::parametrization::Parametrization;
+use crate::tasks;
+use crate::train::best::BestModel;
+use crate::train::error::TrainError;
+use crate::train::objective::{Gradient, Metrics, Objective};
+use crate::train::starts::{self, Rival};
+use crate::train::state::Choice;
+use crate::train::trainer::{EpochMetrics, Trainer};
+
+impl Trainer {
+    /// This epoch's initial grids: the given batch, or a fresh draw.
+    fn initial_grids(&mut self, epoch: usize) -> Result<Grids, TrainError> {
+        match &self.given_batches {
+            Some(batches) => batches.get(epoch - 1).cloned().ok_or(TrainError::NoBatch {
+                epoch,
+                given: batches.len(),
+            }),
+            None => {
+                let config = &self.model.config;
+                let batch = self.settings.batch;
+                Ok(tasks::training_init(
+                    config,
+                    batch,
+                    &mut self.progress.data_rng,
+                ))
+            }
+        }
+    }
+
+    /// This epoch's noise on every gate's parameters, when the recipe asks for it.
+    fn draw_gate_noise(&mut self) {
+        let scale = self.settings.recipe.gate_noise;
+        if scale == 0.0 {
+            return;
+        }
+        let parametrization = self.model.config.parametrization;
+        let rng = &mut self.progress.noise_rng;
+        self.noise.clear();
+        self.noise
+            .extend((0..self.model.gate_count()).map(|_| parametrization.noise(scale, &mut *rng)));
+    }
+
+    /// This epoch's gates that run their hard op, when the recipe asks for some: each
+    /// gate on its own with the recipe's probability, from the noise stream (after the
+    /// gate noise), so the batches stay as they were.
+    fn draw_hard_gates(&mut self) {
+        let share = self.settings.recipe.hard_gates;
+        if share == 0.0 {
+            return;
+        }
+        let rng = &mut self.progress.noise_rng;
+        self.hard_gates.clear();
+        self.hard_gates
+            .extend((0..self.model.gate_count()).map(|_| rng.random_bool(f64::from(share))));
+    }
+
+    /// Draws a batch, measures soft and hard loss, and takes one optimizer step.
+    /// On a non-finite loss, or a step that makes logits non-finite, the model is left
+    /// as it was.
+    ///
+    /// In the recipe's curriculum the soft loss and the gradient come from a batch of
+    /// the curriculum's smaller grids, drawn after the task's own batch, on which the
+    /// hard circuit is scored: the hard loss and accuracy are always at the task's size.
+    pub fn epoch(&mut self, epoch: usize) -> Result<EpochMetrics, TrainError> {
+        let metrics = if self.rivals.is_empty() {
+            self.start_epoch(epoch)?
+        } else {
+            self.epoch_of_starts(epoch)?
+        };
+        Ok(EpochMetrics { epoch, metrics })
+    }
+
+    /// [`Self::epoch`] of the model's own start.
+    fn start_epoch(&mut self, epoch: usize) -> Result<Metrics, TrainError> {
+        let init = self.initial_grids(epoch)?;
+        let config = &self.model.config;
+        let target = tasks::target(config, &init, config.steps);
+        let masks = tasks::fire_masks(config, &init, config.steps, &mut self.progress.data_rng);
+        let s = &self.settings;
+        let forward = match s.recipe.hardness(epoch, s.epochs) {
+            0.0 => Forward::Soft,
+            hardness => Forward::StraightThrough(hardness),
+        };
+        let sharpness = s.recipe.sharpness(epoch, s.epochs);
+        let small =
+            s.recipe.curriculum_side(epoch, s.epochs).is_some() && self.curriculum.is_some();
+        if !small {
+            // Its buffers are not needed again; freeing them keeps the peak memory of a
+            // run that of its larger objective.
+            self.curriculum = None;
+        }
+        self.draw_gate_noise();
+        self.draw_hard_gates();
+        let metrics = if small {
+            self.run_curriculum(forward, sharpness, &init, &target, masks.as_ref())
+        } else {
+            let objective = &mut self.objective;
+            prepare(objective, forward, sharpness, &self.noise, &self.hard_gates);
+            objective.run(
+                &self.model,
+                &init,
+                &target,
+                masks.as_ref(),
+                Gradient::Compute,
+            )
+        };
+        if !metrics.soft_loss.is_finite() {
+            let loss = metrics.soft_loss;
+            return Err(TrainError::NonFinite { epoch, loss });
+        }
+        self.step(epoch, small)?;
+        // The step kept the parameters that this epoch scored in `previous_logits`.
+        let p = &mut self.progress;
+        BestModel::offer(&mut p.best, epoch, metrics.hard_loss, &p.previous_logits);
+        self.epochs_done = epoch;
+        Ok(metrics)
+    }
+
+    /// Runs `epoch` for every start; the one that leads ([`starts::leader`]) becomes the
+    /// model, and the run chooses it when it is perfect or the curriculum ends. A start
+    /// that fails is dropped while others remain.
+    fn epoch_of_starts(&mut self, epoch: usize) -> Result<Metrics, TrainError> {
+        let mut rivals = std::mem::take(&mut self.rivals);
+        let own = (self.progress.start, self.start_epoch(epoch));
+        let mut results = vec![own];
+        for rival in &mut rivals {
+            self.swap(rival);
+            results.push((self.progress.start, self.start_epoch(epoch)));
+            self.swap(rival);
+        }
+        let scored: Vec<(usize, Metrics)> = results
+            .iter()
+            .filter_map(|(start, r)| r.as_ref().ok().map(|m| (*start, *m)))
+            .collect();
+        let Some(lead) = starts::leader(&scored) else {
+            let (_, own) = results.swap_remove(0);
+            return own;
+        };
+        if let Some(i) = rivals.iter().position(|r| r.progress.start == lead) {
+            self.swap(&mut rivals[i]);
+        }
+        let ok = |start: usize| scored.iter().any(|&(s, _)| s == start);
+        rivals.retain(|r| ok(r.progress.start));
+        let metrics = scored.iter().find(|&&(s, _)| s == lead).map(|&(_, m)| m);
+        let metrics = metrics.expect("the leader was scored");
+        let s = &self.settings;
+        let curriculum_ends = s.recipe.curriculum_side(epoch + 1, s.epochs).is_none();
+        let perfect = metrics.hard_loss == 0.0;
+        if perfect || curriculum_ends || rivals.is_empty() {
+            self.chosen = Some(Choice {
+                start: lead,
+                seed: starts::start_seed(s.seed, lead),
+                epoch,
+                perfect,
+            });
+        } else {
+            self.rivals = rivals;
+        }
+        Ok(metrics)
+    }
+
+    /// Exchanges the model, its progress and the wiring the objectives run with a
+    /// rival's.
+    fn swap(&mut self, rival: &mut Rival) {
+        std::mem::swap(&mut self.model, &mut rival.model);
+        std::mem::swap(&mut self.progress, &mut rival.progress);
+        let [task_size, small] = &mut rival.wirings;
+        self.objective.swap_wiring(task_size);
+        if let Some(curriculum) = &mut self.curriculum {
+            curriculum.objective.swap_wiring(small);
+        }
+    }
+
+    /// The soft loss and gradient of a batch of the curriculum's smaller grids, drawn
+    /// after the task's batch, with the hard loss and accuracy on the task's batch.
+    fn run_curriculum(
+        &mut self,
+        forward: Forward,
+        sharpness: f32,
+        init: &Grids,
+        target: &Grids,
+        masks: Option<&FireMasks>,
+    ) -> Metrics {
+        let curriculum = self.curriculum.as_mut().expect("a curriculum epoch");
+        let config = &curriculum.config;
+        let data_rng = &mut self.progress.data_rng;
+        let small_init = tasks::training_init(config, self.settings.batch, data_rng);
+        let small_target = tasks::target(config, &small_init, config.steps);
+        let small_masks = tasks::fire_masks(config, &small_init, config.steps, data_rng);
+        let objective = &mut curriculum.objective;
+        prepare(objective, forward, sharpness, &self.noise, &self.hard_gates);
+        let model = &self.model;
+        let soft_loss =
+            objective.soft_gradient(model, &small_init, &small_target, small_masks.as_ref());
+        let (hard_loss, accuracy) = self.objective.hard_score(model, init, target, masks);
+        Metrics {
+            soft_loss,
+            hard_loss,
+            accuracy,
+        }
+    }
+
+    /// The optimizer step on the gradient of this epoch's objective (the curriculum's
+    /// when `small`), with the recipe's discreteness penalty; a step that makes logits
+    /// non-finite is undone.
+    fn step(&mut self, epoch: usize, small: bool) -> Result<(), TrainError> {
+        let objective = match self.curriculum.as_mut().filter(|_| small) {
+            Some(curriculum) => &mut curriculum.objective,
+            None => &mut self.objective,
+        };
+        let recipe = &self.settings.recipe;
+        let parametrization = self.model.config.parametrization;
+        let grads = objective.logit_grads_mut();
+        add_discreteness_penalty(
+            recipe.discreteness,
+            parametrization,
+            &self.model.logits,
+            grads,
+        );
+        let p = &mut self.progress;
+        p.previous_logits.copy_from_slice(&self.model.logits);
+        let s = &self.settings;
+        let rate = s.recipe.learning_rate(s.learning_rate, epoch, s.epochs);
+        p.optimizer.set_learning_rate(rate);
+        p.optimizer
+            .step(&mut self.model.logits, objective.logit_grads());
+        if self.model.logits.iter().flatten().any(|l| !l.is_finite()) {
+            self.model.logits.copy_from_slice(&p.previous_logits);
+            return Err(TrainError::NonFiniteParameters { epoch });
+        }
+        Ok(())
+    }
+}
+
+/// Sets how the next soft rollout of `objective` runs this epoch.
+fn prepare(
+    objective: &mut Objective,
+    forward: Forward,
+    sharpness: f32,
+    noise: &[[f32; NUM_OPS]],
+    hard_gates: &[bool],
+) {
+    objective.set_forward(forward);
+    objective.set_sharpness(sharpness);
+    objective.set_noise(noise);
+    objective.set_hard_gates(hard_gates);
+}
+
+/// Adds `lambda * D` per gate to the gradient (nothing when lambda is 0).
+fn add_discreteness_penalty(
+    lambda: f32,
+    parametrization: Parametrization,
+    logits: &[[f32; NUM_OPS]],
+    grads: &mut [[f32; NUM_OPS]],
+) {
+    if lambda == 0.0 {
+        return;
+    }
+    for (g, params) in grads.iter_mut().zip(logits) {
+        let (_, penalty) = parametrization.discreteness(params);
+        for (g, p) in g.iter_mut().zip(penalty) {
+            *g += lambda * p;
+        }
+    }
+}

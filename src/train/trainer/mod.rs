@@ -1,0 +1,193 @@
+//! The trainer: a model and everything its run carries from epoch to epoch. Its parts:
+//! `setup` builds a run's models and objectives, `epoch` runs one epoch (one optimizer
+//! step on a fresh batch), and [`epoch_loop`] runs the epochs and reports.
+
+mod epoch;
+pub mod epoch_loop;
+mod setup;
+
+use crate::automaton::grid::Grids;
+use crate::automaton::soft::ActivationMemory;
+use crate::error::ConfigError;
+use crate::model::config::{ModelConfig, TrainSettings};
+use crate::model::gates::NUM_OPS;
+use crate::model::network::Model;
+use crate::train::best::{BestModel, Keep};
+use crate::train::error::TrainError;
+use crate::train::objective::Objective;
+use crate::train::starts::{Progress, Rival};
+use crate::train::state::{Choice, RngState, TrainerState};
+
+pub use epoch_loop::{run, train, EpochMetrics, TrainSummary};
+pub use setup::fresh_model;
+use setup::{new_objective, rival, Curriculum};
+
+/// Everything one training run reuses from epoch to epoch. The soft forward and backward
+/// allocate nothing; each epoch builds only its batch (grids, targets, fire masks) and the
+/// hard op table (about 100 KB for the reference model).
+pub struct Trainer {
+    pub model: Model,
+    settings: TrainSettings,
+    objective: Objective,
+    /// What the model's start carries from epoch to epoch: optimizer, generators, best.
+    progress: Progress,
+    noise: Vec<[f32; NUM_OPS]>,
+    /// This epoch's gates that run their hard op in the soft rollout.
+    hard_gates: Vec<bool>,
+    /// The smaller grids of the recipe's curriculum, when it has one.
+    curriculum: Option<Curriculum>,
+    /// Initial grids of every epoch, when replaying a run instead of drawing them.
+    given_batches: Option<Vec<Grids>>,
+    /// The last epoch that completed.
+    epochs_done: usize,
+    /// The recipe's other starts, until the run chooses among them; the model is the
+    /// one that led after the last epoch.
+    rivals: Vec<Rival>,
+    /// The start the run went on with, once it chose.
+    chosen: Option<Choice>,
+}
+
+impl Trainer {
+    /// A fresh model of `config` wired and initialised from the seed, as the recipe says
+    /// (its parametrization replaces the config's), ready to train.
+    pub fn from_seed(config: ModelConfig, settings: TrainSettings) -> Result<Self, ConfigError> {
+        Ok(Self::new(fresh_model(config, &settings)?, settings))
+    }
+
+    pub fn new(model: Model, settings: TrainSettings) -> Self {
+        Self::with_memory(model, settings, ActivationMemory::default())
+    }
+
+    pub fn with_memory(model: Model, settings: TrainSettings, memory: ActivationMemory) -> Self {
+        let mut trainer = Self::one_start(model, settings, memory);
+        if trainer.curriculum.is_some() {
+            let (config, settings) = (&trainer.model.config, &trainer.settings);
+            trainer.rivals = (1..settings.recipe.starts)
+                .map(|start| rival(start, config, settings))
+                .collect();
+        }
+        trainer
+    }
+
+    /// The trainer of `model` as start 0, without the recipe's other starts.
+    fn one_start(model: Model, settings: TrainSettings, memory: ActivationMemory) -> Self {
+        let objective = new_objective(&model, &model.config, &settings, memory);
+        let curriculum = settings
+            .curriculum_config(&model.config)
+            .map(|config| Curriculum {
+                objective: new_objective(&model, &config, &settings, memory),
+                config,
+            });
+        Trainer {
+            progress: Progress::fresh(0, &model, &settings),
+            objective,
+            settings,
+            noise: Vec::new(),
+            hard_gates: Vec::new(),
+            curriculum,
+            given_batches: None,
+            epochs_done: 0,
+            rivals: Vec::new(),
+            chosen: None,
+            model,
+        }
+    }
+
+    /// Continues a run from `model` (the model after `state.epochs_done` epochs) and the
+    /// state the trainer had then.
+    pub fn resume(
+        model: Model,
+        settings: TrainSettings,
+        state: TrainerState,
+    ) -> Result<Self, TrainError> {
+        let mut trainer = Self::one_start(model, settings, ActivationMemory::default());
+        trainer.progress.start = state.start;
+        trainer
+            .progress
+            .restore(state.optimizer, state.data_rng, state.noise_rng, state.best)?;
+        for saved in state.rivals {
+            let (config, settings) = (&trainer.model.config, &trainer.settings);
+            let mut rival = rival(saved.start, config, settings);
+            rival.restore(saved)?;
+            trainer.rivals.push(rival);
+        }
+        trainer.epochs_done = state.epochs_done;
+        trainer.chosen = state.chosen;
+        Ok(trainer)
+    }
+
+    /// What a checkpoint needs besides the model to continue this run exactly.
+    pub fn state(&self) -> TrainerState {
+        let p = &self.progress;
+        TrainerState {
+            epochs_done: self.epochs_done,
+            optimizer: p.optimizer.state().clone(),
+            data_rng: RngState::of(&p.data_rng),
+            noise_rng: RngState::of(&p.noise_rng),
+            best: p.best.clone(),
+            start: p.start,
+            rivals: self.rivals.iter().map(Rival::state).collect(),
+            chosen: self.chosen,
+        }
+    }
+
+    /// The start the run went on with, once it chose among the recipe's starts.
+    pub fn chosen(&self) -> Option<&Choice> {
+        self.chosen.as_ref()
+    }
+
+    /// The parameters whose hard circuit did best on its training batch so far, and the
+    /// epoch that scored them (none before the first epoch).
+    pub fn best(&self) -> Option<&BestModel> {
+        self.progress.best.as_ref()
+    }
+
+    /// The model to keep at the end of a run: the best so far, or the last.
+    pub fn kept_model(&self, keep: Keep) -> Model {
+        match (keep, &self.progress.best) {
+            (Keep::Best, Some(best)) => Model {
+                logits: best.logits.clone(),
+                ..self.model.clone()
+            },
+            _ => self.model.clone(),
+        }
+    }
+
+    /// The last epoch that completed (0 before the first).
+    pub fn epochs_done(&self) -> usize {
+        self.epochs_done
+    }
+
+    /// Trains on these initial grids, one batch per epoch in order, instead of drawing
+    /// them (async fire masks are still drawn from the seed).
+    pub fn with_batches(mut self, batches: Vec<Grids>) -> Result<Self, TrainError> {
+        if self.curriculum.is_some() {
+            return Err(TrainError::BatchesWithCurriculum);
+        }
+        let c = &self.model.config;
+        let (batch, height, width, channels) = (self.settings.batch, c.height, c.width, c.channels);
+        if let Some(b) = batches
+            .iter()
+            .find(|b| (b.batch, b.height, b.width, b.channels) != (batch, height, width, channels))
+        {
+            let got = format!(
+                "{} grid(s) of {}x{}x{}",
+                b.batch, b.height, b.width, b.channels
+            );
+            return Err(TrainError::BatchShape {
+                got,
+                batch,
+                height,
+                width,
+                channels,
+            });
+        }
+        self.given_batches = Some(batches);
+        Ok(self)
+    }
+
+    /// The settings the run was started with.
+    pub fn settings(&self) -> &TrainSettings {
+        &self.settings
+    }
+}

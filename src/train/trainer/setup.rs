@@ -1,0 +1,67 @@
+//! What a run starts from: its model wired and initialised from the seed, the recipe's
+//! other starts, and the objectives they train on.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::automaton::soft::ActivationMemory;
+use crate::error::ConfigError;
+use crate::model::config::{ModelConfig, TrainSettings};
+use crate::model::network::Model;
+use crate::train::objective::{CompiledWiring, Objective};
+use crate::train::starts::{self, Progress, Rival};
+
+/// The smaller grids that a recipe's curriculum trains on first, and their objective.
+pub(super) struct Curriculum {
+    pub config: ModelConfig,
+    pub objective: Objective,
+}
+
+/// A model of `config` wired from the seed and initialised as the recipe says (whose
+/// parametrization replaces the config's); the settings are checked against the task.
+pub fn fresh_model(
+    mut config: ModelConfig,
+    settings: &TrainSettings,
+) -> Result<Model, ConfigError> {
+    settings.validate(&config)?;
+    config.parametrization = settings.recipe.parametrization;
+    seeded_model(config, settings, settings.seed)
+}
+
+/// A model of `config` wired and initialised from `seed` with the recipe's pass-through.
+fn seeded_model(
+    config: ModelConfig,
+    settings: &TrainSettings,
+    seed: u64,
+) -> Result<Model, ConfigError> {
+    let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(seed))?;
+    model.set_pass_through(settings.recipe.pass_through);
+    Ok(model)
+}
+
+/// Start `start` of the run, fresh: its model of the run's `config` wired and
+/// initialised from the start's own seed.
+pub(super) fn rival(start: usize, config: &ModelConfig, settings: &TrainSettings) -> Rival {
+    let seed = starts::start_seed(settings.seed, start);
+    let model = seeded_model(config.clone(), settings, seed)
+        .expect("the run's model was built from this config");
+    let wiring = CompiledWiring::of(&model);
+    Rival {
+        progress: Progress::fresh(start, &model, settings),
+        wirings: [wiring.clone(), wiring],
+        model,
+    }
+}
+
+/// The objective of `model` (compiled to its wiring) on the grids of `config`.
+pub(super) fn new_objective(
+    model: &Model,
+    config: &ModelConfig,
+    settings: &TrainSettings,
+    memory: ActivationMemory,
+) -> Objective {
+    let shape = (config.height, config.width);
+    let mut objective = Objective::new(model, settings.batch, shape, config.steps, memory);
+    objective.set_loss_steps(settings.recipe.loss_steps);
+    objective
+}
