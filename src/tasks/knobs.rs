@@ -57,7 +57,7 @@ pub enum KnobValue {
 
 /// Every training knob, in the order the `train` flags apply (a recipe before its fields,
 /// the parametrization before the pass-through it resets).
-pub static KNOBS: [Knob; 22] = [
+pub static KNOBS: &[Knob] = &[
     Knob {
         key: "epochs",
         value_name: "EPOCHS",

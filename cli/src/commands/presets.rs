@@ -104,7 +104,7 @@ pub fn knobs_markdown() -> String {
     );
     out += &format!("| key | flag | meaning | {} |\n", tasks.join(" | "));
     out += &format!("|---|---|---|{}\n", "---|".repeat(tasks.len()));
-    for knob in &KNOBS {
+    for knob in KNOBS {
         let defaults: Vec<String> = TaskKind::ALL
             .into_iter()
             .map(|task| default_of(knob, task))

@@ -59,6 +59,8 @@ pub fn run(args: SweepArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("runs/sweep-{}{small}", args.task.name())));
     let epochs = preset(args.task, args.small).1.epochs;
+    let pool = thread_pool(args.threads)?;
+    pool.install(|| ensure_sweep_fits(&args, &settings))?;
     eprintln!(
         "Sweeping {}{small}: {} setting(s) x {} seed(s) = {} runs",
         args.task.name(),
@@ -66,8 +68,6 @@ pub fn run(args: SweepArgs) -> Result<()> {
         seeds.len(),
         jobs.len()
     );
-    let pool = thread_pool(args.threads)?;
-    pool.install(|| ensure_sweep_fits(&args, &settings))?;
     if dir.is_file() {
         bail!(
             "--out {} is a file; the sweep writes a folder",

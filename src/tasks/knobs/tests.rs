@@ -23,7 +23,7 @@ fn keys_are_unique_and_each_names_its_knob() {
 #[test]
 fn a_presets_own_values_round_trip_and_change_nothing() {
     for (config, settings) in presets() {
-        for knob in &KNOBS {
+        for knob in KNOBS {
             let value = knob.value(&config, &settings);
             let text = format!("{}={value}", knob.key);
             let change: Override = text.parse().unwrap();
@@ -55,7 +55,7 @@ fn another(value: KnobValue) -> KnobValue {
 #[test]
 fn every_knob_sets_the_value_it_reads() {
     let (config, settings) = preset(TaskKind::Checkerboard, false);
-    for knob in &KNOBS {
+    for knob in KNOBS {
         let value = another(knob.value(&config, &settings));
         let text = format!("{}={value}", knob.key);
         let (mut c, mut s) = (config.clone(), settings.clone());

@@ -65,7 +65,7 @@ impl FromArgMatches for KnobFlags {
     }
 
     fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
-        for knob in &KNOBS {
+        for knob in KNOBS {
             if let Some(change) = matches.get_one::<Override>(knob.key) {
                 self.0.retain(|given| given.knob().key != knob.key);
                 self.0.push(*change);
