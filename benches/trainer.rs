@@ -32,7 +32,7 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 /// The reference checkerboard with the paper's recipe, as the earlier figures measured it.
 fn paper_preset() -> (ModelConfig, TrainSettings) {
     let (mut config, mut settings) = preset(TaskKind::Checkerboard, false);
-    Override::Recipe(RecipeName::Paper).apply(&mut config, &mut settings);
+    Override::recipe(RecipeName::Paper).apply(&mut config, &mut settings);
     (config, settings)
 }
 

@@ -78,6 +78,12 @@ pub enum ConfigError {
         width: usize,
         period: usize,
     },
+    #[error("{what} must be {expected}, got {got}")]
+    OutOfRange {
+        what: &'static str,
+        expected: &'static str,
+        got: String,
+    },
     #[error(
         "{starts} starts need a curriculum: the run chooses among them when the \
          curriculum ends (set --curriculum-size and --curriculum-share, or --starts 1)"
@@ -258,7 +264,20 @@ pub struct PlotError {
 #[error("netlist JSON: {0}")]
 pub struct NetlistError(pub String);
 
-/// A `key=value` change to a preset that cannot be applied.
+/// A sweep that would start more runs than one sweep may.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "a sweep may start at most {max} runs; this one would start {runs} ({settings} \
+     setting(s) x {seeds} seed(s)): split it into smaller sweeps"
+)]
+pub struct TooManyRuns {
+    pub runs: u64,
+    pub settings: u64,
+    pub seeds: u64,
+    pub max: usize,
+}
+
+/// A `key=value` change to a preset that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OverrideError {
     #[error("'{text}': expected key=value, e.g. lr=0.1")]
@@ -269,6 +288,6 @@ pub enum OverrideError {
     Value {
         key: String,
         value: String,
-        expected: &'static str,
+        expected: String,
     },
 }

@@ -33,7 +33,7 @@ fn notebook_log() -> Vec<(f64, f64)> {
 
 fn replay() -> Vec<EpochMetrics> {
     let (mut config, mut settings) = preset(TaskKind::Checkerboard, false);
-    Override::Recipe(RecipeName::Paper).apply(&mut config, &mut settings);
+    Override::recipe(RecipeName::Paper).apply(&mut config, &mut settings);
     settings.epochs = EPOCHS;
     let dir = tempfile::tempdir().unwrap();
     let params = dir.path().join("init_params.json");

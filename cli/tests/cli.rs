@@ -258,7 +258,10 @@ fn starts_without_a_curriculum_are_a_one_line_error() {
         &["train", "checkerboard", "--curriculum-share", "0"],
         "4 starts need a curriculum: the run chooses among them when the curriculum ends",
     );
-    fails_with(&["train", "checkerboard", "--starts", "0"], "--starts");
+    fails_with(
+        &["train", "checkerboard", "--starts", "0"],
+        "starts must be at least 1, got 0",
+    );
 }
 
 #[test]
@@ -269,11 +272,11 @@ fn bad_input_is_a_one_line_error() {
     let bad_training = [
         (
             &["checkerboard", "--epochs", "0"][..],
-            "--epochs must be at least 1",
+            "epochs must be at least 1, got 0",
         ),
         (
             &["checkerboard", "--batch", "0"],
-            "--batch must be at least 1",
+            "batch must be at least 1, got 0",
         ),
         (
             &["checkerboard", "--steps", "0"],
@@ -282,7 +285,7 @@ fn bad_input_is_a_one_line_error() {
         (&["gol", "--threads", "0"], "--threads must be at least 1"),
         (
             &["checkerboard", "--lr=-1"],
-            "--lr must be a positive number",
+            "lr must be a finite number above 0, got -1",
         ),
         (
             &["pattern", "--channels", "0"],

@@ -132,3 +132,65 @@ fn a_bad_limit_or_thread_count_is_refused() {
     );
     assert_eq!(got.lines().count(), 1);
 }
+
+/// A small checkerboard model file, edited by `edit` as JSON.
+fn model_file(dir: &std::path::Path, name: &str, edit: fn(&mut serde_json::Value)) -> String {
+    use logicars::model::task::TaskKind;
+    let (config, settings) = logicars::tasks::preset(TaskKind::Checkerboard, true);
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1);
+    let model = logicars::model::network::Model::new(config, &mut rng).unwrap();
+    let path = dir.join(name);
+    logicars::io::model_file::save_trained(&model, Some(&settings), &path).unwrap();
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    edit(&mut json);
+    std::fs::write(&path, json.to_string()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// `eval --steps` is bounded as a model file's steps are, with the same line, before the
+/// model is read.
+#[test]
+fn eval_steps_are_bounded_as_in_a_model_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = "steps must be at most 1048576, got 1073741824\n";
+    let too_long = model_file(dir.path(), "long.json", |m| {
+        m["config"]["steps"] = 1_073_741_824u64.into();
+    });
+    let got = fails(&["eval", "--model", &too_long]);
+    assert_eq!(
+        got,
+        format!("Error: model file {too_long}: at config: {line}")
+    );
+    let good = model_file(dir.path(), "good.json", |_| {});
+    let got = fails(&["eval", "--model", &good, "--steps", "1073741824"]);
+    assert_eq!(got, format!("Error: {line}"));
+    let got = fails(&[
+        "eval",
+        "--model",
+        "/nonexistent.json",
+        "--steps",
+        "1073741824",
+    ]);
+    assert_eq!(
+        got,
+        format!("Error: {line}"),
+        "checked before the model is read"
+    );
+}
+
+/// A model file's training block accepts the values the train flags accept.
+#[test]
+fn a_training_block_out_of_range_is_refused_as_train_refuses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let zero_batch = model_file(dir.path(), "batch.json", |m| {
+        m["training"]["batch"] = 0.into();
+    });
+    let got = fails(&["eval", "--model", &zero_batch]);
+    assert_eq!(
+        got,
+        format!("Error: model file {zero_batch}: at training: batch must be at least 1, got 0\n")
+    );
+    let got = fails(&["train", "checkerboard", "--batch", "0"]);
+    assert_eq!(got, "Error: batch must be at least 1, got 0\n");
+}

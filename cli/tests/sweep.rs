@@ -121,3 +121,97 @@ fn an_output_folder_that_is_a_file_is_refused_before_any_run() {
     assert!(stderr.ends_with(&expected), "{stderr}");
     assert!(!stderr.contains("seed 0:"), "no run started: {stderr}");
 }
+
+/// Runs `logicars` with `args`; returns its stderr after it failed.
+fn fails(args: &[&str]) -> String {
+    let out = Command::cargo_bin("logicars")
+        .unwrap()
+        .current_dir(std::env::temp_dir())
+        .args(args)
+        .assert()
+        .failure();
+    String::from_utf8(out.get_output().stderr.clone()).unwrap()
+}
+
+/// A setting out of range is refused before any run, with the line `train` gives for the
+/// same value as a flag.
+#[test]
+fn a_setting_out_of_range_is_refused_as_train_refuses_it() {
+    let cases = [
+        ("batch=0", "--batch=0", "batch must be at least 1, got 0"),
+        (
+            "lr=-1",
+            "--lr=-1",
+            "lr must be a finite number above 0, got -1",
+        ),
+        (
+            "hard-gates=2",
+            "--hard-gates=2",
+            "hard-gates must be a share of the gates from 0 to 1, got 2",
+        ),
+    ];
+    for (set, flag, line) in cases {
+        let train = fails(&["train", "checkerboard", "--small", flag]);
+        assert_eq!(train, format!("Error: {line}\n"));
+        let sweep = fails(&[
+            "sweep",
+            "checkerboard",
+            "--small",
+            "--seeds",
+            "0..1",
+            "--set",
+            set,
+        ]);
+        assert!(
+            sweep.ends_with(&format!("Error: setting {set}: {line}\n")),
+            "{sweep}"
+        );
+        assert!(
+            !sweep.contains("panicked") && !sweep.contains("seed 0:"),
+            "{sweep}"
+        );
+    }
+}
+
+/// Every setting is checked before the first run starts, not only the first setting.
+#[test]
+fn a_bad_setting_among_good_ones_stops_the_whole_sweep() {
+    let stderr = fails(&[
+        "sweep",
+        "checkerboard",
+        "--small",
+        "--seeds",
+        "0..1",
+        "--set",
+        "epochs=1",
+        "--set",
+        "batch=1,0",
+    ]);
+    assert!(
+        stderr.ends_with("Error: setting epochs=1 batch=0: batch must be at least 1, got 0\n"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("seed 0:"), "no run started: {stderr}");
+}
+
+#[test]
+fn a_sweep_of_too_many_runs_is_refused_at_once() {
+    let stderr = fails(&["sweep", "gol", "--seeds", "0..100000000"]);
+    assert_eq!(
+        stderr,
+        "Error: a sweep may start at most 10000 runs; this one would start 100000000 \
+         (1 setting(s) x 100000000 seed(s)): split it into smaller sweeps\n"
+    );
+    let stderr = fails(&[
+        "sweep",
+        "gol",
+        "--seeds",
+        "0..5000",
+        "--set",
+        "lr=0.1,0.2,0.3",
+    ]);
+    assert!(
+        stderr.contains("would start 15000 (3 setting(s) x 5000 seed(s))"),
+        "{stderr}"
+    );
+}

@@ -20,6 +20,20 @@ pub const MAX_LAYER_GATES: usize = 1 << 20;
 /// Patch positions a cell perceives (its 3x3 neighbourhood).
 pub const PATCH: usize = 9;
 
+/// Checks a number of steps to run, from a model file or a command's `--steps`:
+/// 1..=[`MAX_STEPS`].
+pub fn check_steps(steps: usize) -> Result<(), ConfigError> {
+    match steps {
+        0 => Err(ConfigError::NoSteps),
+        1..=MAX_STEPS => Ok(()),
+        got => Err(ConfigError::TooLarge {
+            what: "steps",
+            got,
+            max: MAX_STEPS,
+        }),
+    }
+}
+
 /// Reads an `Option` whose key must be present (serde reads a missing one as `None`).
 fn required<'de, D, T>(de: D) -> Result<Option<T>, D::Error>
 where
@@ -107,14 +121,11 @@ impl ModelConfig {
         let sizes = [
             over("height", self.height, MAX_SIDE),
             over("width", self.width, MAX_SIDE),
-            over("steps", self.steps, MAX_STEPS),
+            check_steps(self.steps).err(),
             over("kernels", self.kernels, MAX_KERNELS),
         ];
         if let Some(e) = sizes.into_iter().flatten().next() {
             return Err(e);
-        }
-        if self.steps == 0 {
-            return Err(ConfigError::NoSteps);
         }
         if let Some(rate) = self.fire_rate {
             if !(rate > 0.0 && rate <= 1.0) {
@@ -202,14 +213,65 @@ pub struct TrainSettings {
     pub recipe: Recipe,
 }
 
+/// Ranges of the knobs, as their errors name them.
+const ABOVE_ZERO: &str = "a finite number above 0";
+const SHARE_OF_RUN: &str = "a share of the run from 0 to 1";
+const SHARE_OF_GATES: &str = "a share of the gates from 0 to 1";
+
 impl TrainSettings {
-    /// Checks what the recipe asks of the task: a curriculum needs a task defined at any
-    /// size and grids smaller than the task's; several starts need a curriculum.
+    /// Checks every setting of a run, wherever it came from (`train` flags, `sweep --set`,
+    /// a model file's training block), so that all accept the same values: first the
+    /// range of each knob, then what the recipe asks of the task.
     pub fn validate(&self, config: &ModelConfig) -> Result<(), ConfigError> {
+        self.validate_ranges()?;
+        self.validate_curriculum(config)
+    }
+
+    /// The range of each knob, named by its key; NaN is in none.
+    fn validate_ranges(&self) -> Result<(), ConfigError> {
+        let r = &self.recipe;
+        let counts = [
+            ("epochs", self.epochs),
+            ("batch", self.batch),
+            ("loss-steps", r.loss_steps),
+            ("starts", r.starts),
+        ];
+        if let Some((what, got)) = counts.into_iter().find(|&(_, n)| n == 0) {
+            let (expected, got) = ("at least 1", got.to_string());
+            return Err(ConfigError::OutOfRange {
+                what,
+                expected,
+                got,
+            });
+        }
+        let share: fn(f32) -> bool = |x| (0.0..=1.0).contains(&x);
+        let above_zero: fn(f32) -> bool = |x| x > 0.0 && x.is_finite();
+        let numbers = [
+            ("lr", self.learning_rate, above_zero, ABOVE_ZERO),
+            ("straight-through", r.straight_through, share, SHARE_OF_RUN),
+            ("hardening", r.hardening, share, SHARE_OF_RUN),
+            ("gate-noise", r.gate_noise, |x| x >= 0.0, "at least 0"),
+            ("sharpen", r.sharpen, above_zero, ABOVE_ZERO),
+            ("hard-gates", r.hard_gates, share, SHARE_OF_GATES),
+            ("curriculum-share", r.curriculum_share, share, SHARE_OF_RUN),
+        ];
+        match numbers.into_iter().find(|&(_, x, ok, _)| !ok(x)) {
+            Some((what, got, _, expected)) => Err(ConfigError::OutOfRange {
+                what,
+                expected,
+                got: got.to_string(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// A curriculum needs a task defined at any size and grids smaller than the task's;
+    /// several starts need a curriculum.
+    fn validate_curriculum(&self, config: &ModelConfig) -> Result<(), ConfigError> {
         let starts = self.recipe.starts;
         let Some(side) = self.recipe.curriculum() else {
             return match starts {
-                0 | 1 => Ok(()),
+                1 => Ok(()),
                 _ => Err(ConfigError::StartsWithoutCurriculum { starts }),
             };
         };
@@ -278,6 +340,80 @@ mod tests {
             )
         );
         assert_eq!(check(TaskKind::Gol, 0), Ok(()), "no curriculum");
+    }
+
+    #[test]
+    fn every_range_is_checked_and_named_by_its_knob() {
+        let (config, good) = preset(TaskKind::Checkerboard, true);
+        let check = |edit: fn(&mut TrainSettings)| {
+            let mut settings = good.clone();
+            edit(&mut settings);
+            settings.validate(&config).err().map(|e| e.to_string())
+        };
+        assert_eq!(check(|_| {}), None);
+        let refused = [
+            (check(|s| s.epochs = 0), "epochs must be at least 1, got 0"),
+            (check(|s| s.batch = 0), "batch must be at least 1, got 0"),
+            (
+                check(|s| s.learning_rate = -1.0),
+                "lr must be a finite number above 0, got -1",
+            ),
+            (
+                check(|s| s.learning_rate = f32::INFINITY),
+                "lr must be a finite number above 0, got inf",
+            ),
+            (
+                check(|s| s.recipe.straight_through = 1.5),
+                "straight-through must be a share of the run from 0 to 1, got 1.5",
+            ),
+            (
+                check(|s| s.recipe.hardening = -0.1),
+                "hardening must be a share of the run from 0 to 1, got -0.1",
+            ),
+            (
+                check(|s| s.recipe.loss_steps = 0),
+                "loss-steps must be at least 1, got 0",
+            ),
+            (
+                check(|s| s.recipe.gate_noise = f32::NAN),
+                "gate-noise must be at least 0, got NaN",
+            ),
+            (
+                check(|s| s.recipe.sharpen = 0.0),
+                "sharpen must be a finite number above 0, got 0",
+            ),
+            (
+                check(|s| s.recipe.hard_gates = 2.0),
+                "hard-gates must be a share of the gates from 0 to 1, got 2",
+            ),
+            (
+                check(|s| s.recipe.curriculum_share = 1.01),
+                "curriculum-share must be a share of the run from 0 to 1, got 1.01",
+            ),
+            (
+                check(|s| s.recipe.starts = 0),
+                "starts must be at least 1, got 0",
+            ),
+        ];
+        for (got, expected) in refused {
+            assert_eq!(got.as_deref(), Some(expected));
+        }
+        let edges = [
+            check(|s| s.recipe.hard_gates = 1.0),
+            check(|s| s.recipe.gate_noise = 0.0),
+            check(|s| s.recipe.straight_through = 0.0),
+        ];
+        assert_eq!(edges, [None, None, None]);
+    }
+
+    #[test]
+    fn steps_are_bounded_alike_everywhere() {
+        assert_eq!(check_steps(0), Err(ConfigError::NoSteps));
+        assert_eq!(check_steps(MAX_STEPS), Ok(()));
+        assert_eq!(
+            check_steps(MAX_STEPS + 1).unwrap_err().to_string(),
+            "steps must be at most 1048576, got 1048577"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use logicars::automaton::grid::Grids;
 use logicars::automaton::masks::FireMasks;
 use logicars::evaluate::{evaluate, Evaluation, Rollout, SoftLoss};
 use logicars::io::{grid_file, model_file};
+use logicars::model::config::check_steps;
 use logicars::model::network::Model;
 use logicars::tasks;
 use logicars::train::memory::{evaluation_bytes, RolloutSize};
@@ -37,7 +38,7 @@ pub struct EvalArgs {
     /// Grid size HxW of random grids [default: the training size].
     #[arg(long, value_parser = parse_size)]
     pub size: Option<(usize, usize)>,
-    /// Steps to run [default: the training steps].
+    /// Steps to run, at most 2^20 as in a model file [default: the training steps].
     #[arg(long)]
     pub steps: Option<usize>,
     /// Worker threads [default: all cores].
@@ -50,12 +51,12 @@ pub struct EvalArgs {
 }
 
 pub fn run(args: EvalArgs) -> Result<()> {
+    if let Some(steps) = args.steps {
+        check_steps(steps)?;
+    }
     let model = model_file::load(&args.model)?;
     let config = &model.config;
     let steps = args.steps.unwrap_or(config.steps);
-    if steps == 0 {
-        bail!("--steps must be at least 1");
-    }
     if args.batch == 0 {
         bail!("--batch must be at least 1");
     }

@@ -1,23 +1,30 @@
 //! `logicars presets`: the hyperparameters each task trains with unless a flag says
-//! otherwise (also shown under `logicars train --help`).
+//! otherwise (also shown under `logicars train --help`), and every training knob with
+//! each task's default (`--markdown`, kept as `docs/knobs.md`).
 
 use anyhow::Result;
 use clap::Args;
 use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::recipe::{Recipe, RecipeName};
 use logicars::model::task::TaskKind;
-use logicars::tasks::preset;
+use logicars::tasks::{preset, Knob, KNOBS};
 
 #[derive(Debug, Args)]
 pub struct PresetsArgs {
     /// Print JSON (a list of presets) instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Print every training knob (the train flags and sweep --set keys) with each
+    /// preset's default, as a Markdown table (docs/knobs.md).
+    #[arg(long, conflicts_with = "json")]
+    pub markdown: bool,
 }
 
 pub fn run(args: &PresetsArgs) -> Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&json())?);
+    } else if args.markdown {
+        print!("{}", knobs_markdown());
     } else {
         print!("{}", table());
     }
@@ -81,6 +88,58 @@ pub fn table() -> String {
         out += &line(&row.each_ref().map(String::as_str));
     }
     out
+}
+
+/// Every knob with its flag, its meaning and each task's default: the full preset's,
+/// then the small one's where it differs.
+pub fn knobs_markdown() -> String {
+    let tasks: Vec<&str> = TaskKind::ALL.iter().map(|t| t.name()).collect();
+    let mut out = String::from(
+        "# Training knobs\n\n\
+         <!-- Written by `logicars presets --markdown`; a test checks that it is current. -->\n\n\
+         Every setting of a preset that a run can change: `logicars train --KEY VALUE`, or \
+         `logicars sweep --set KEY=V1,V2,...` for one setting per value. Each task's column \
+         shows its preset's default, then the `--small` preset's where it differs. \
+         `logicars train --help` says more of each.\n\n",
+    );
+    out += &format!("| key | flag | meaning | {} |\n", tasks.join(" | "));
+    out += &format!("|---|---|---|{}\n", "---|".repeat(tasks.len()));
+    for knob in KNOBS {
+        let defaults: Vec<String> = TaskKind::ALL
+            .into_iter()
+            .map(|task| default_of(knob, task))
+            .collect();
+        out += &format!(
+            "| `{key}` | `--{key} {value}` | {meaning} | {} |\n",
+            defaults.join(" | "),
+            key = knob.key,
+            value = knob.value_name,
+            meaning = meaning(knob.help),
+        );
+    }
+    out
+}
+
+/// A knob's default for `task`: `full` or `full / small`.
+fn default_of(knob: &Knob, task: TaskKind) -> String {
+    let [full, small] = [false, true].map(|small| {
+        let (config, settings) = preset(task, small);
+        knob.value(&config, &settings).to_string()
+    });
+    if full == small {
+        full
+    } else {
+        format!("{full} / {small}")
+    }
+}
+
+/// A knob's help without its `[default: ...]`, which the table's columns give.
+fn meaning(help: &str) -> String {
+    let Some((before, rest)) = help.split_once(" [default:") else {
+        return help.to_string();
+    };
+    let after = rest.split_once(']').map_or("", |(_, after)| after);
+    format!("{before}{after}")
 }
 
 /// A recipe's name and where its settings leave the paper's, e.g.
@@ -160,5 +219,26 @@ mod tests {
     fn runs_of_equal_widths_are_folded() {
         assert_eq!(layers(&[256, 256, 256, 128, 8, 8]), "256x3,128,8x2");
         assert_eq!(layers(&[8, 4, 2]), "8,4,2");
+    }
+
+    #[test]
+    fn the_knob_table_leaves_defaults_to_its_columns() {
+        assert_eq!(
+            meaning("Grids per batch [default: the preset's]"),
+            "Grids per batch"
+        );
+        assert_eq!(meaning("A [default: x]; b"), "A; b");
+        assert_eq!(meaning("No default"), "No default");
+        let table = knobs_markdown();
+        assert!(
+            table.contains(
+                "| `epochs` | `--epochs EPOCHS` | Epochs (optimizer steps) | 500 / 400 |"
+            ),
+            "{table}"
+        );
+        assert_eq!(
+            table.lines().filter(|l| l.starts_with("| `")).count(),
+            KNOBS.len()
+        );
     }
 }

@@ -1,6 +1,8 @@
 //! `logicars sweep`: one task over many seeds and settings, run several at once, one
 //! table; how convergence claims are measured.
 
+mod plan;
+
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -10,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use logicars::io::atomic as output;
 use logicars::model::task::TaskKind;
 use logicars::sweep::{self, Outcome, Setting, Summary};
-use logicars::tasks::{preset, Override};
+use logicars::tasks::preset;
 use logicars::train::memory::training_run_bytes;
 use logicars::views::plot;
 use rayon::prelude::*;
@@ -18,6 +20,7 @@ use rayon::prelude::*;
 use crate::support::outputs::check_outputs;
 use crate::support::resources::{ensure_memory, thread_pool};
 use crate::support::value_parsers::task_parser;
+use plan::{parse_seeds, seeds_help, set_help, setting_count, settings, Seeds};
 
 #[derive(Debug, Args)]
 #[command(
@@ -30,13 +33,9 @@ pub struct SweepArgs {
     /// The reduced preset.
     #[arg(long)]
     pub small: bool,
-    /// Seeds: a range FIRST..END (END excluded) or a list such as 1,4,9.
-    #[arg(long, default_value = "0..10", value_parser = parse_seeds)]
+    #[arg(long, default_value = "0..10", value_parser = parse_seeds, help = seeds_help())]
     pub seeds: Seeds,
-    /// KEY=V1,V2,...: one setting per value; several --set give every combination.
-    /// Keys: epochs, batch, lr, steps, periodic, recipe, parametrization, pass-through,
-    /// weight-decay, epsilon, warmup, cosine, discreteness, straight-through, hardening, loss-steps, gate-noise, sharpen, hard-gates, curriculum-size, curriculum-share, starts.
-    #[arg(long = "set", value_name = "KEY=VALUES")]
+    #[arg(long = "set", value_name = "KEY=VALUES", help = set_help())]
     pub sets: Vec<String>,
     /// Keep training after a run is solved (default: stop it there).
     #[arg(long)]
@@ -50,66 +49,19 @@ pub struct SweepArgs {
     pub out: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone)]
-pub struct Seeds(Vec<u64>);
-
-fn parse_seeds(text: &str) -> Result<Seeds, String> {
-    let number = |s: &str| {
-        s.trim()
-            .parse::<u64>()
-            .map_err(|_| format!("'{s}' in '{text}' is not a seed"))
-    };
-    let seeds: Vec<u64> = match text.split_once("..") {
-        Some((first, end)) => (number(first)?..number(end)?).collect(),
-        None => text.split(',').map(number).collect::<Result<_, _>>()?,
-    };
-    if seeds.is_empty() {
-        return Err(format!("'{text}' holds no seed"));
-    }
-    Ok(Seeds(seeds))
-}
-
-/// Every combination of the `--set` values, each with a label such as `lr=0.1 batch=4`.
-fn settings(sets: &[String]) -> Result<Vec<Setting>> {
-    let mut out = vec![Setting {
-        label: String::new(),
-        overrides: Vec::new(),
-    }];
-    for set in sets {
-        let Some((key, values)) = set.split_once('=') else {
-            bail!("--set {set}: expected KEY=V1,V2,...");
-        };
-        let mut next = Vec::new();
-        for setting in &out {
-            for value in values.split(',') {
-                let text = format!("{key}={value}");
-                let change: Override = text.parse().with_context(|| format!("--set {set}"))?;
-                let mut s = setting.clone();
-                s.label = format!("{} {text}", s.label).trim().to_string();
-                s.overrides.push(change);
-                next.push(s);
-            }
-        }
-        out = next;
-    }
-    if out[0].label.is_empty() {
-        out[0].label = "preset".into();
-    }
-    Ok(out)
-}
-
 pub fn run(args: SweepArgs) -> Result<()> {
+    sweep::check_plan(setting_count(&args.sets), args.seeds.count())?;
     let settings = settings(&args.sets)?;
-    let seeds = &args.seeds.0;
-    let jobs: Vec<(usize, u64)> = (0..settings.len())
-        .flat_map(|s| seeds.iter().map(move |&seed| (s, seed)))
-        .collect();
+    let seeds = args.seeds.list();
+    let jobs = sweep::plan(settings.len(), &seeds)?;
     let small = if args.small { "-small" } else { "" };
     let dir = args
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("runs/sweep-{}{small}", args.task.name())));
     let epochs = preset(args.task, args.small).1.epochs;
+    let pool = thread_pool(args.threads)?;
+    pool.install(|| ensure_sweep_fits(&args, &settings))?;
     eprintln!(
         "Sweeping {}{small}: {} setting(s) x {} seed(s) = {} runs",
         args.task.name(),
@@ -117,8 +69,6 @@ pub fn run(args: SweepArgs) -> Result<()> {
         seeds.len(),
         jobs.len()
     );
-    let pool = thread_pool(args.threads)?;
-    pool.install(|| ensure_sweep_fits(&args, &settings))?;
     if dir.is_file() {
         bail!(
             "--out {} is a file; the sweep writes a folder",
@@ -141,15 +91,14 @@ pub fn run(args: SweepArgs) -> Result<()> {
     Ok(())
 }
 
-/// The largest setting's training, once per thread (runs go in parallel), against the
-/// memory limit.
+/// Every setting checked as `train` checks its flags, and its training, once per thread
+/// (runs go in parallel), against the memory limit: no run starts unless all can.
 fn ensure_sweep_fits(args: &SweepArgs, settings: &[Setting]) -> Result<()> {
     let threads = rayon::current_num_threads();
     for setting in settings {
         let (config, s) = setting.apply(args.task, args.small, 0);
-        config
-            .validate()
-            .with_context(|| format!("setting {}", setting.label))?;
+        let checked = config.validate().and_then(|()| s.validate(&config));
+        checked.with_context(|| format!("setting {}", setting.label))?;
         let bytes = training_run_bytes(&config, &s).and_then(|b| b.checked_mul(threads as u64));
         let what = format!("{threads} runs at once of setting {}", setting.label);
         ensure_memory(&what, bytes)?;
@@ -368,34 +317,4 @@ fn write_outputs(
         .max(epochs);
     let svg = plot::sweep_svg(outcomes, &labels, epochs_max, &title)?;
     output::write_atomically(&dir.join("sweep.svg"), svg.as_bytes()).context("writing sweep.svg")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn seeds_as_range_or_list() {
-        assert_eq!(parse_seeds("2..5").unwrap().0, [2, 3, 4]);
-        assert_eq!(parse_seeds("1,4,9").unwrap().0, [1, 4, 9]);
-        assert!(parse_seeds("5..5").is_err());
-        assert!(parse_seeds("a..3").unwrap_err().contains("'a'"));
-    }
-
-    #[test]
-    fn sets_give_every_combination() {
-        let s = settings(&["lr=0.1,0.2".into(), "batch=2,4".into()]).unwrap();
-        let labels: Vec<&str> = s.iter().map(|s| s.label.as_str()).collect();
-        assert_eq!(
-            labels,
-            [
-                "lr=0.1 batch=2",
-                "lr=0.1 batch=4",
-                "lr=0.2 batch=2",
-                "lr=0.2 batch=4"
-            ]
-        );
-        assert_eq!(settings(&[]).unwrap()[0].label, "preset");
-        assert!(settings(&["speed=1".into()]).is_err());
-    }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ModelFileError;
+use crate::error::{ConfigError, ModelFileError};
 use crate::io::json::{check_header, invalid, parse, Invalid};
 use crate::model::config::{ModelConfig, TrainSettings, PATCH};
 use crate::model::gates::NUM_OPS;
@@ -168,9 +168,7 @@ pub(crate) fn to_file(model: &Model, training: Option<&TrainSettings>) -> ModelF
 pub(crate) fn from_file(file: ModelFile) -> Result<Model, Invalid> {
     check_header((&file.format, file.version), (FORMAT, VERSION))?;
     let config = file.config;
-    config
-        .validate()
-        .map_err(|e| invalid("config", e.to_string()))?;
+    check_settings(&config, file.training.as_ref())?;
     check_len(
         "perceive",
         file.perceive.len(),
@@ -224,6 +222,18 @@ pub(crate) fn from_file(file: ModelFile) -> Result<Model, Invalid> {
         update,
         logits,
     })
+}
+
+/// The config, and the training block when there is one, checked as a new run's are.
+fn check_settings(config: &ModelConfig, training: Option<&TrainSettings>) -> Result<(), Invalid> {
+    let config_error = |e: ConfigError| invalid("config", e.to_string());
+    config.validate().map_err(config_error)?;
+    match training {
+        Some(t) => t
+            .validate(config)
+            .map_err(|e| invalid("training", e.to_string())),
+        None => Ok(()),
+    }
 }
 
 fn check_len(path: &str, found: usize, expected: usize) -> Result<(), Invalid> {

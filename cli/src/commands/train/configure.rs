@@ -9,7 +9,7 @@ use logicars::io::pattern_image;
 use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::task::TaskKind;
 use logicars::tasks::target_images::image_spec;
-use logicars::tasks::{preset, set_channels, Override};
+use logicars::tasks::{preset, set_channels};
 use logicars::train::memory::{training_run_bytes, RolloutSize};
 
 use super::TrainArgs;
@@ -56,70 +56,6 @@ fn apply_pattern_flags(args: &TrainArgs, config: &mut ModelConfig) -> Result<()>
     Ok(())
 }
 
-/// A number from 0 to 1: a share of the run.
-pub(super) fn share_of_run(text: &str) -> Result<f32, String> {
-    share(text, "the run")
-}
-
-/// A number from 0 to 1: a share of the gates.
-pub(super) fn share_of_gates(text: &str) -> Result<f32, String> {
-    share(text, "the gates")
-}
-
-fn share(text: &str, of: &str) -> Result<f32, String> {
-    match text.parse::<f32>() {
-        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
-        _ => Err(format!("expected a share of {of} from 0 to 1, got {text}")),
-    }
-}
-
-/// A number of at least 0.
-pub(super) fn non_negative(text: &str) -> Result<f32, String> {
-    match text.parse::<f32>() {
-        Ok(x) if x >= 0.0 => Ok(x),
-        _ => Err(format!("expected a number of at least 0, got {text}")),
-    }
-}
-
-/// A finite number above 0.
-pub(super) fn positive(text: &str) -> Result<f32, String> {
-    match text.parse::<f32>() {
-        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
-        _ => Err(format!("expected a number above 0, got {text}")),
-    }
-}
-
-/// The flags that change a preset, in the order they apply (recipe before its fields).
-fn overrides(args: &TrainArgs) -> Vec<Override> {
-    [
-        args.epochs.map(Override::Epochs),
-        args.batch.map(Override::Batch),
-        args.lr.map(Override::LearningRate),
-        args.steps.map(Override::Steps),
-        args.periodic.map(Override::Periodic),
-        args.recipe.map(Override::Recipe),
-        args.parametrization.map(Override::Parametrization),
-        args.pass_through.map(Override::PassThrough),
-        args.weight_decay.map(Override::WeightDecay),
-        args.epsilon.map(Override::Epsilon),
-        args.warmup.map(Override::Warmup),
-        args.cosine.map(Override::Cosine),
-        args.discreteness.map(Override::Discreteness),
-        args.straight_through.map(Override::StraightThrough),
-        args.hardening.map(Override::Hardening),
-        args.loss_steps.map(|k| Override::LossSteps(k as usize)),
-        args.gate_noise.map(Override::GateNoise),
-        args.sharpen.map(Override::Sharpen),
-        args.hard_gates.map(Override::HardGates),
-        args.curriculum_size.map(Override::CurriculumSize),
-        args.curriculum_share.map(Override::CurriculumShare),
-        args.starts.map(|n| Override::Starts(n as usize)),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
-}
-
 /// The preset with the flags applied, checked.
 pub(super) fn configure(args: &TrainArgs) -> Result<(ModelConfig, TrainSettings)> {
     let Some(task) = args.task else {
@@ -127,22 +63,10 @@ pub(super) fn configure(args: &TrainArgs) -> Result<(ModelConfig, TrainSettings)
     };
     let (mut config, mut settings) = preset(task, args.small);
     settings.seed = args.seed.unwrap_or(settings.seed);
-    for change in overrides(args) {
+    for change in &args.knobs.0 {
         change.apply(&mut config, &mut settings);
     }
     apply_pattern_flags(args, &mut config)?;
-    if settings.epochs == 0 {
-        bail!("--epochs must be at least 1");
-    }
-    if settings.batch == 0 {
-        bail!("--batch must be at least 1");
-    }
-    if !(settings.learning_rate.is_finite() && settings.learning_rate > 0.0) {
-        bail!(
-            "--lr must be a positive number, got {}",
-            settings.learning_rate
-        );
-    }
     if args.log_interval == Some(0) {
         bail!("--log-interval must be at least 1");
     }

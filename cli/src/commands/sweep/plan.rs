@@ -1,0 +1,136 @@
+//! A sweep's plan from the command line: its seeds, and its settings from the `--set`
+//! values (keys of the knob table), counted before they are listed.
+
+use std::ops::Range;
+
+use anyhow::{bail, Context, Result};
+use logicars::sweep::{Setting, MAX_RUNS};
+use logicars::tasks::{knobs, Override};
+
+/// The help of `--seeds`, with the most runs a sweep may start.
+pub(super) fn seeds_help() -> String {
+    format!(
+        "Seeds: a range FIRST..END (END excluded) or a list such as 1,4,9; a sweep starts at \
+         most {MAX_RUNS} runs (settings times seeds)"
+    )
+}
+
+/// The help of `--set`, with every key of the knob table.
+pub(super) fn set_help() -> String {
+    format!(
+        "KEY=V1,V2,...: one setting per value; several --set give every combination. Keys \
+         (the train flags of the same names): {}",
+        knobs::keys().join(", ")
+    )
+}
+
+/// The seeds of a sweep, a range kept as a range so that its size is checked before it
+/// is listed.
+#[derive(Debug, Clone)]
+pub enum Seeds {
+    Range(Range<u64>),
+    List(Vec<u64>),
+}
+
+impl Seeds {
+    pub(super) fn count(&self) -> u64 {
+        match self {
+            Seeds::Range(range) => range.end.saturating_sub(range.start),
+            Seeds::List(list) => list.len() as u64,
+        }
+    }
+
+    pub(super) fn list(&self) -> Vec<u64> {
+        match self {
+            Seeds::Range(range) => range.clone().collect(),
+            Seeds::List(list) => list.clone(),
+        }
+    }
+}
+
+pub(super) fn parse_seeds(text: &str) -> Result<Seeds, String> {
+    let number = |s: &str| {
+        s.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("'{s}' in '{text}' is not a seed"))
+    };
+    let seeds = match text.split_once("..") {
+        Some((first, end)) => Seeds::Range(number(first)?..number(end)?),
+        None => Seeds::List(text.split(',').map(number).collect::<Result<_, _>>()?),
+    };
+    if seeds.count() == 0 {
+        return Err(format!("'{text}' holds no seed"));
+    }
+    Ok(seeds)
+}
+
+/// How many settings the `--set` values make, without listing them.
+pub(super) fn setting_count(sets: &[String]) -> u64 {
+    let values = |set: &String| set.split_once('=').map_or(1, |(_, v)| v.split(',').count());
+    sets.iter()
+        .fold(1u64, |n, set| n.saturating_mul(values(set) as u64))
+}
+
+/// Every combination of the `--set` values, each with a label such as `lr=0.1 batch=4`.
+pub(super) fn settings(sets: &[String]) -> Result<Vec<Setting>> {
+    let mut out = vec![Setting {
+        label: String::new(),
+        overrides: Vec::new(),
+    }];
+    for set in sets {
+        let Some((key, values)) = set.split_once('=') else {
+            bail!("--set {set}: expected KEY=V1,V2,...");
+        };
+        let mut next = Vec::new();
+        for setting in &out {
+            for value in values.split(',') {
+                let text = format!("{key}={value}");
+                let change: Override = text.parse().with_context(|| format!("--set {set}"))?;
+                let mut s = setting.clone();
+                s.label = format!("{} {text}", s.label).trim().to_string();
+                s.overrides.push(change);
+                next.push(s);
+            }
+        }
+        out = next;
+    }
+    if out[0].label.is_empty() {
+        out[0].label = "preset".into();
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_as_range_or_list() {
+        assert_eq!(parse_seeds("2..5").unwrap().list(), [2, 3, 4]);
+        assert_eq!(parse_seeds("1,4,9").unwrap().list(), [1, 4, 9]);
+        assert_eq!(parse_seeds("0..100000000").unwrap().count(), 100_000_000);
+        assert!(parse_seeds("5..5").is_err());
+        assert!(parse_seeds("a..3").unwrap_err().contains("'a'"));
+    }
+
+    #[test]
+    fn sets_give_every_combination() {
+        let s = settings(&["lr=0.1,0.2".into(), "batch=2,4".into()]).unwrap();
+        let labels: Vec<&str> = s.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "lr=0.1 batch=2",
+                "lr=0.1 batch=4",
+                "lr=0.2 batch=2",
+                "lr=0.2 batch=4"
+            ]
+        );
+        assert_eq!(settings(&[]).unwrap()[0].label, "preset");
+        assert!(settings(&["speed=1".into()]).is_err());
+        assert_eq!(
+            setting_count(&["lr=0.1,0.2".into(), "batch=2,4,8".into()]),
+            6
+        );
+    }
+}

@@ -1,0 +1,369 @@
+//! The training knobs: every setting of a preset that `logicars train` takes as a flag
+//! (`--lr 0.1`) and `logicars sweep --set` as `key=value` (`lr=0.1`), each defined once
+//! in [`KNOBS`]. The flags, the `--set` keys, their help and `docs/knobs.md` all come from
+//! that table; which values a run accepts is judged once, by [`TrainSettings::validate`].
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::OverrideError;
+use crate::model::config::{ModelConfig, TrainSettings};
+use crate::model::parametrization::Parametrization;
+use crate::model::recipe::{Recipe, RecipeName};
+
+#[cfg(test)]
+mod tests;
+
+/// A field of a preset that a knob sets, reached through the model and its training.
+pub type Field<T> = for<'a> fn(&'a mut ModelConfig, &'a mut TrainSettings) -> &'a mut T;
+
+/// What a knob sets, and so which values it takes.
+#[derive(Clone, Copy)]
+pub enum Target {
+    /// A whole number.
+    Count(Field<usize>),
+    /// A number (`f32`).
+    Number(Field<f32>),
+    /// `true` or `false`.
+    Switch(Field<bool>),
+    /// A whole recipe, made for the model's task and grid; apply it before the recipe's
+    /// fields.
+    Recipe,
+    /// How gates are parametrized; also resets the pass-through strength to the
+    /// parametrization's default.
+    Parametrization,
+}
+
+/// One training knob: its `--set` key (also its `train` flag, `--KEY`), the name of its
+/// value in `--help`, its help (one sentence, without a closing period, as `--help`
+/// shows it), and the field it sets.
+#[derive(Clone, Copy)]
+pub struct Knob {
+    pub key: &'static str,
+    pub value_name: &'static str,
+    pub help: &'static str,
+    pub target: Target,
+}
+
+/// A knob's value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum KnobValue {
+    Count(usize),
+    Number(f32),
+    Switch(bool),
+    Recipe(RecipeName),
+    Parametrization(Parametrization),
+}
+
+/// Every training knob, in the order the `train` flags apply (a recipe before its fields,
+/// the parametrization before the pass-through it resets).
+pub static KNOBS: &[Knob] = &[
+    Knob {
+        key: "epochs",
+        value_name: "EPOCHS",
+        help: "Epochs (optimizer steps) [default: the preset's]",
+        target: Target::Count(|_, s| &mut s.epochs),
+    },
+    Knob {
+        key: "batch",
+        value_name: "BATCH",
+        help: "Grids per batch [default: the preset's]",
+        target: Target::Count(|_, s| &mut s.batch),
+    },
+    Knob {
+        key: "lr",
+        value_name: "LR",
+        help: "Learning rate [default: the preset's]",
+        target: Target::Number(|_, s| &mut s.learning_rate),
+    },
+    Knob {
+        key: "steps",
+        value_name: "STEPS",
+        help: "Steps per rollout [default: the preset's]",
+        target: Target::Count(|c, _| &mut c.steps),
+    },
+    Knob {
+        key: "periodic",
+        value_name: "PERIODIC",
+        help: "Wrap around at the border, true or false [default: the preset's]",
+        target: Target::Switch(|c, _| &mut c.periodic),
+    },
+    Knob {
+        key: "recipe",
+        value_name: "RECIPE",
+        help: "The training recipe [default: converge]; the flags below change single fields \
+               of it",
+        target: Target::Recipe,
+    },
+    Knob {
+        key: "parametrization",
+        value_name: "PARAMETRIZATION",
+        help: "How gates are parametrized: softmax (16 op logits) or input-wise (4 corner \
+               logits) [default: the recipe's]",
+        target: Target::Parametrization,
+    },
+    Knob {
+        key: "pass-through",
+        value_name: "PASS_THROUGH",
+        help: "Pass-through strength of fresh gates [default: the parametrization's: 10 for \
+               softmax, 3 for input-wise]",
+        target: Target::Number(|_, s| &mut s.recipe.pass_through),
+    },
+    Knob {
+        key: "weight-decay",
+        value_name: "WEIGHT_DECAY",
+        help: "AdamW's decoupled weight decay [default: the recipe's, 0.01]",
+        target: Target::Number(|_, s| &mut s.recipe.weight_decay),
+    },
+    Knob {
+        key: "epsilon",
+        value_name: "EPSILON",
+        help: "AdamW's epsilon [default: the recipe's, 1e-8]",
+        target: Target::Number(|_, s| &mut s.recipe.epsilon),
+    },
+    Knob {
+        key: "warmup",
+        value_name: "WARMUP",
+        help: "Epochs of linear learning-rate warm-up [default: the recipe's, 0]",
+        target: Target::Count(|_, s| &mut s.recipe.warmup),
+    },
+    Knob {
+        key: "cosine",
+        value_name: "COSINE",
+        help: "Decay the learning rate to a tenth along a half cosine, true or false \
+               [default: the recipe's, false]",
+        target: Target::Switch(|_, s| &mut s.recipe.cosine),
+    },
+    Knob {
+        key: "discreteness",
+        value_name: "DISCRETENESS",
+        help: "Weight of the penalty on gates that are not yet one op, which closes the gap \
+               between soft and hard loss [default: the recipe's]",
+        target: Target::Number(|_, s| &mut s.recipe.discreteness),
+    },
+    Knob {
+        key: "straight-through",
+        value_name: "SHARE",
+        help: "Share of the run, at its end, that runs the hard circuit forward and takes \
+               gradients through the soft gates (straight-through), 0 to 1 [default: the \
+               recipe's]",
+        target: Target::Number(|_, s| &mut s.recipe.straight_through),
+    },
+    Knob {
+        key: "hardening",
+        value_name: "SHARE",
+        help: "Share of the run, before the straight-through share, over which the forward \
+               moves linearly from the soft gates to the hard ops, 0 to 1 [default: the \
+               recipe's, 0]",
+        target: Target::Number(|_, s| &mut s.recipe.hardening),
+    },
+    Knob {
+        key: "loss-steps",
+        value_name: "K",
+        help: "Sum the soft loss over the states after the last K steps, not only the last \
+               [default: the recipe's, 1]",
+        target: Target::Count(|_, s| &mut s.recipe.loss_steps),
+    },
+    Knob {
+        key: "gate-noise",
+        value_name: "SCALE",
+        help: "Scale of the noise added to every gate's parameters each epoch (Gumbel for \
+               softmax gates, logistic for input-wise ones); with --straight-through 1 each \
+               epoch trains one sampled circuit [default: the recipe's, 0]",
+        target: Target::Number(|_, s| &mut s.recipe.gate_noise),
+    },
+    Knob {
+        key: "sharpen",
+        value_name: "FACTOR",
+        help: "Multiply the gates' parameters in the soft rollout by a factor rising from 1 \
+               to FACTOR over the run (a temperature falling to 1/FACTOR), so the soft gates \
+               approach the hard ops [default: the recipe's, 1]",
+        target: Target::Number(|_, s| &mut s.recipe.sharpen),
+    },
+    Knob {
+        key: "hard-gates",
+        value_name: "SHARE",
+        help: "Share of the gates, drawn afresh each epoch, that run their hard op in the \
+               soft rollout (straight-through) while the rest stay soft [default: the \
+               recipe's, 0]",
+        target: Target::Number(|_, s| &mut s.recipe.hard_gates),
+    },
+    Knob {
+        key: "curriculum-size",
+        value_name: "SIDE",
+        help: "Train the first --curriculum-share of the run on square grids of this side, \
+               then at the task's size; 0 for none (checkerboard tasks) [default: the \
+               recipe's]",
+        target: Target::Count(|_, s| &mut s.recipe.curriculum_size),
+    },
+    Knob {
+        key: "curriculum-share",
+        value_name: "SHARE",
+        help: "Share of the run, at its start, on the curriculum's smaller grids, 0 to 1 \
+               [default: the recipe's]",
+        target: Target::Number(|_, s| &mut s.recipe.curriculum_share),
+    },
+    Knob {
+        key: "starts",
+        value_name: "N",
+        help: "Train this many models, each wired and initialised from its own seed, through \
+               the curriculum and go on with the one that leads at its end (or the first \
+               whose hard circuit is perfect); needs a curriculum [default: the recipe's]",
+        target: Target::Count(|_, s| &mut s.recipe.starts),
+    },
+];
+
+impl Knob {
+    /// The knob of a `--set` key.
+    pub fn named(key: &str) -> Option<&'static Knob> {
+        KNOBS.iter().find(|knob| knob.key == key)
+    }
+
+    /// This knob set to `text`; only the kind of value is checked here (a number, a
+    /// recipe name...), its range by [`TrainSettings::validate`]. On error, what was
+    /// expected.
+    pub fn parse(&'static self, text: &str) -> Result<Override, String> {
+        let value = match self.target {
+            Target::Count(_) => text.parse().ok().map(KnobValue::Count),
+            Target::Number(_) => text.parse().ok().map(KnobValue::Number),
+            Target::Switch(_) => text.parse().ok().map(KnobValue::Switch),
+            Target::Recipe => RecipeName::from_name(text).map(KnobValue::Recipe),
+            Target::Parametrization => {
+                Parametrization::from_name(text).map(KnobValue::Parametrization)
+            }
+        }
+        .ok_or_else(|| self.expected())?;
+        Ok(Override { knob: self, value })
+    }
+
+    /// The kind of value this knob takes, as in "expected a number".
+    pub fn expected(&self) -> String {
+        let one_of = |names: &[&str]| match names.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        match self.target {
+            Target::Count(_) => "a whole number".into(),
+            Target::Number(_) => "a number".into(),
+            Target::Switch(_) => "true or false".into(),
+            Target::Recipe => one_of(&RecipeName::ALL.map(RecipeName::name)),
+            Target::Parametrization => one_of(&Parametrization::ALL.map(Parametrization::name)),
+        }
+    }
+
+    /// This knob's value in a model and its training, e.g. a preset's default.
+    pub fn value(&self, config: &ModelConfig, settings: &TrainSettings) -> KnobValue {
+        let (mut config, mut settings) = (config.clone(), settings.clone());
+        let (c, s) = (&mut config, &mut settings);
+        match self.target {
+            Target::Count(field) => KnobValue::Count(*field(c, s)),
+            Target::Number(field) => KnobValue::Number(*field(c, s)),
+            Target::Switch(field) => KnobValue::Switch(*field(c, s)),
+            Target::Recipe => KnobValue::Recipe(s.recipe.name),
+            Target::Parametrization => KnobValue::Parametrization(s.recipe.parametrization),
+        }
+    }
+}
+
+/// A knob set to a value: one change to a preset, from a `train` flag or a `--set`.
+#[derive(Clone, Copy)]
+pub struct Override {
+    knob: &'static Knob,
+    value: KnobValue,
+}
+
+impl Override {
+    /// The `recipe` knob set to `name`, for code that picks a recipe.
+    pub fn recipe(name: RecipeName) -> Self {
+        let knob = KNOBS
+            .iter()
+            .find(|knob| matches!(knob.target, Target::Recipe))
+            .expect("the table has a recipe knob");
+        Override {
+            knob,
+            value: KnobValue::Recipe(name),
+        }
+    }
+
+    pub fn knob(&self) -> &'static Knob {
+        self.knob
+    }
+
+    pub fn value(&self) -> KnobValue {
+        self.value
+    }
+
+    /// Sets the knob's field; the model's parametrization follows the recipe's.
+    pub fn apply(self, config: &mut ModelConfig, settings: &mut TrainSettings) {
+        match (self.knob.target, self.value) {
+            (Target::Count(field), KnobValue::Count(n)) => *field(config, settings) = n,
+            (Target::Number(field), KnobValue::Number(x)) => *field(config, settings) = x,
+            (Target::Switch(field), KnobValue::Switch(on)) => *field(config, settings) = on,
+            (Target::Recipe, KnobValue::Recipe(name)) => {
+                let size = (config.height, config.width);
+                settings.recipe = Recipe::named(name, config.task, size);
+            }
+            (Target::Parametrization, KnobValue::Parametrization(p)) => {
+                settings.recipe.parametrization = p;
+                settings.recipe.pass_through = p.default_pass_through();
+            }
+            _ => unreachable!(
+                "an override holds a value its knob takes ({})",
+                self.knob.key
+            ),
+        }
+        config.parametrization = settings.recipe.parametrization;
+    }
+}
+
+impl fmt::Debug for Override {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.knob.key, self.value)
+    }
+}
+
+impl PartialEq for Override {
+    fn eq(&self, other: &Self) -> bool {
+        self.knob.key == other.knob.key && self.value == other.value
+    }
+}
+
+impl FromStr for Override {
+    type Err = OverrideError;
+
+    /// Parses `key=value`, e.g. `lr=0.1` or `recipe=paper`.
+    fn from_str(text: &str) -> Result<Self, OverrideError> {
+        let (key, value) = text.split_once('=').ok_or_else(|| OverrideError::Syntax {
+            text: text.to_string(),
+        })?;
+        let knob = Knob::named(key).ok_or_else(|| OverrideError::Key {
+            key: key.to_string(),
+            keys: keys().join(", "),
+        })?;
+        knob.parse(value).map_err(|expected| OverrideError::Value {
+            key: key.to_string(),
+            value: value.to_string(),
+            expected,
+        })
+    }
+}
+
+/// Every `--set` key, in table order.
+pub fn keys() -> Vec<&'static str> {
+    KNOBS.iter().map(|knob| knob.key).collect()
+}
+
+impl fmt::Display for KnobValue {
+    /// As `--set` takes it; tiny numbers in exponent form (`1e-8`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            KnobValue::Count(n) => write!(f, "{n}"),
+            KnobValue::Number(x) if x != 0.0 && x.abs() < 1e-3 => write!(f, "{x:e}"),
+            KnobValue::Number(x) => write!(f, "{x}"),
+            KnobValue::Switch(on) => write!(f, "{on}"),
+            KnobValue::Recipe(name) => f.write_str(name.name()),
+            KnobValue::Parametrization(p) => f.write_str(p.name()),
+        }
+    }
+}

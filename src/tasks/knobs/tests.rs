@@ -1,0 +1,138 @@
+use super::*;
+use crate::model::task::TaskKind;
+use crate::tasks::preset;
+
+/// Every preset, full and small.
+fn presets() -> Vec<(ModelConfig, TrainSettings)> {
+    TaskKind::ALL
+        .into_iter()
+        .flat_map(|task| [false, true].map(|small| preset(task, small)))
+        .collect()
+}
+
+#[test]
+fn keys_are_unique_and_each_names_its_knob() {
+    let keys = keys();
+    for (i, key) in keys.iter().enumerate() {
+        assert!(!keys[..i].contains(key), "{key} twice");
+        assert_eq!(Knob::named(key).map(|k| k.key), Some(*key));
+    }
+    assert!(Knob::named("speed").is_none());
+}
+
+#[test]
+fn a_presets_own_values_round_trip_and_change_nothing() {
+    for (config, settings) in presets() {
+        for knob in KNOBS {
+            let value = knob.value(&config, &settings);
+            let text = format!("{}={value}", knob.key);
+            let change: Override = text.parse().unwrap();
+            assert_eq!(change.value(), value, "{text}");
+            let (mut c, mut s) = (config.clone(), settings.clone());
+            change.apply(&mut c, &mut s);
+            assert_eq!((&c, &s), (&config, &settings), "{text} on {}", config.task);
+        }
+    }
+}
+
+/// A value of `knob` other than `value`, of the same kind.
+fn another(value: KnobValue) -> KnobValue {
+    match value {
+        KnobValue::Count(n) => KnobValue::Count(n + 3),
+        KnobValue::Number(x) => KnobValue::Number(if x == 0.5 { 0.25 } else { 0.5 }),
+        KnobValue::Switch(on) => KnobValue::Switch(!on),
+        KnobValue::Recipe(name) => KnobValue::Recipe(match name {
+            RecipeName::Paper => RecipeName::InputWise,
+            _ => RecipeName::Paper,
+        }),
+        KnobValue::Parametrization(p) => KnobValue::Parametrization(match p {
+            Parametrization::Softmax => Parametrization::InputWise,
+            Parametrization::InputWise => Parametrization::Softmax,
+        }),
+    }
+}
+
+#[test]
+fn every_knob_sets_the_value_it_reads() {
+    let (config, settings) = preset(TaskKind::Checkerboard, false);
+    for knob in KNOBS {
+        let value = another(knob.value(&config, &settings));
+        let text = format!("{}={value}", knob.key);
+        let (mut c, mut s) = (config.clone(), settings.clone());
+        text.parse::<Override>().unwrap().apply(&mut c, &mut s);
+        assert_eq!(knob.value(&c, &s), value, "{text}");
+        assert_ne!((&c, &s), (&config, &settings), "{text} changed something");
+    }
+}
+
+#[test]
+fn overrides_change_only_their_field() {
+    let (config, settings) = preset(TaskKind::Checkerboard, false);
+    let (mut c, mut s) = (config.clone(), settings.clone());
+    for text in [
+        "lr=0.1",
+        "recipe=input-wise",
+        "pass-through=2.5",
+        "warmup=10",
+        "hard-gates=0.25",
+    ] {
+        text.parse::<Override>().unwrap().apply(&mut c, &mut s);
+    }
+    assert_eq!(s.learning_rate, 0.1);
+    assert_eq!(s.recipe.name, RecipeName::InputWise);
+    assert_eq!(c.parametrization, Parametrization::InputWise);
+    assert_eq!(s.recipe.pass_through, 2.5);
+    assert_eq!(s.recipe.warmup, 10);
+    assert_eq!(s.recipe.hard_gates, 0.25);
+    assert_eq!(
+        (s.epochs, s.batch, s.seed),
+        (settings.epochs, settings.batch, settings.seed)
+    );
+    assert_eq!(c.update_layers, config.update_layers);
+}
+
+#[test]
+fn bad_overrides_say_what_was_expected() {
+    let err = |t: &str| t.parse::<Override>().unwrap_err().to_string();
+    assert_eq!(err("lr"), "'lr': expected key=value, e.g. lr=0.1");
+    assert_eq!(err("lr=fast"), "lr=fast: expected a number");
+    assert_eq!(err("batch=-1"), "batch=-1: expected a whole number");
+    assert_eq!(err("cosine=yes"), "cosine=yes: expected true or false");
+    assert_eq!(
+        err("recipe=magic"),
+        "recipe=magic: expected converge, paper or input-wise"
+    );
+    assert_eq!(
+        err("parametrization=magic"),
+        "parametrization=magic: expected softmax or input-wise"
+    );
+    assert!(err("speed=1").starts_with("unknown key 'speed' (one of epochs, batch,"));
+}
+
+#[test]
+fn ranges_are_left_to_the_settings_check() {
+    let (mut config, mut settings) = preset(TaskKind::Checkerboard, false);
+    "hard-gates=2"
+        .parse::<Override>()
+        .unwrap()
+        .apply(&mut config, &mut settings);
+    assert_eq!(
+        settings.validate(&config).unwrap_err().to_string(),
+        "hard-gates must be a share of the gates from 0 to 1, got 2"
+    );
+}
+
+#[test]
+fn tiny_numbers_read_as_exponents() {
+    assert_eq!(KnobValue::Number(1e-8).to_string(), "1e-8");
+    assert_eq!(KnobValue::Number(0.05).to_string(), "0.05");
+    assert_eq!(KnobValue::Number(10.0).to_string(), "10");
+}
+
+#[test]
+fn a_recipe_override_is_the_recipe_knob() {
+    assert_eq!(
+        Override::recipe(RecipeName::Paper),
+        "recipe=paper".parse().unwrap()
+    );
+}
