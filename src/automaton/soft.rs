@@ -19,8 +19,8 @@ use crate::automaton::soft_tiles::{
     gather_patch, prev_and_next, scatter_patch_grads, seed_output_grads, split_runs,
     sum_in_tile_order, write_outputs,
 };
-use crate::kernels::forward_plan::{ForwardPlan, ForwardRows};
-use crate::kernels::soft::{self as kernel, BackwardPlan, TILE};
+use crate::kernels::plan::{BackwardPlan, ForwardPlan, ForwardRows};
+use crate::kernels::soft::{self as kernel, TILE};
 use crate::kernels::table::{self, table, Table};
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;

@@ -8,10 +8,10 @@ use rayon::prelude::*;
 
 use crate::automaton::masks::FireMasks;
 use crate::automaton::patch_shifts::PatchShifts;
-use crate::kernels::forward_plan::ForwardRows;
 use crate::kernels::parameters::GATES_PER_JOB;
+use crate::kernels::plan::{BackwardPlan, ForwardRows};
 use crate::kernels::simd::multiversioned;
-use crate::kernels::soft::{BackwardPlan, TILE};
+use crate::kernels::soft::TILE;
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
 

@@ -12,12 +12,13 @@ use std::arch::x86_64::{
     _mm512_setzero_ps, _mm512_storeu_ps,
 };
 
+use super::avx2::tree_sum;
 use super::lanes::{
     gate_backward_by_pointers, GateBackward, GateForward, InputRows, Lanes, PARTIALS, TILE,
 };
-use super::soft_avx2::tree_sum;
 
-/// The AVX-512 gate kernels of [`super::soft::forward`] and [`super::soft::backward`].
+/// The AVX-512 gate kernels of [`forward`](super::forward) and
+/// [`backward`](super::backward).
 pub struct Avx512;
 
 /// f32 lanes per AVX-512 register: one register holds a coefficient's partials.

@@ -3,8 +3,8 @@
 //! multiply-add's port). In the backward, the compiler's own vectorization of the
 //! portable loop spills its partial sums and sums them through a 4x16 transpose; here
 //! the sixteen partials of each coefficient live in two registers and the tree of
-//! [`sum_partials`](super::soft) is five vector additions for all four coefficients.
-//! The operations and their order are the scalar reference's, so the bits are the same.
+//! [`sum_partials`](super::reference::sum_partials) is five vector additions for all
+//! four coefficients. The operations and their order are the scalar reference's, so the bits are the same.
 
 use std::arch::x86_64::{
     __m128, __m256, _mm256_add_ps, _mm256_castps256_ps128, _mm256_extractf128_ps, _mm256_fmadd_ps,
@@ -16,7 +16,8 @@ use super::lanes::{
     gate_backward_by_pointers, GateBackward, GateForward, InputRows, Lanes, PARTIALS, TILE,
 };
 
-/// The AVX2 gate kernels of [`super::soft::forward`] and [`super::soft::backward`].
+/// The AVX2 gate kernels of [`forward`](super::forward) and
+/// [`backward`](super::backward).
 pub struct Avx2;
 
 /// f32 lanes per AVX2 register.
