@@ -1,10 +1,9 @@
-//! The soft forward and backward in AVX2 + FMA intrinsics. The forward broadcasts each
-//! coefficient from memory (the compiler's loop used a shuffle, which takes a
-//! multiply-add's port). In the backward, the compiler's own vectorization of the
-//! portable loop spills its partial sums and sums them through a 4x16 transpose; here
-//! the sixteen partials of each coefficient live in two registers and the tree of
-//! [`sum_partials`](super::reference::sum_partials) is five vector additions for all
-//! four coefficients. The operations and their order are the scalar reference's, so the bits are the same.
+//! The soft forward and backward in AVX2 + FMA intrinsics: eight lanes per register,
+//! the lane loops of [`vector`](super::vector). In the backward, the compiler's own
+//! vectorization of the portable loop spills its partial sums and sums them through a
+//! 4x16 transpose; here the sixteen partials of each coefficient live in two registers
+//! and the tree of [`sum_partials`](super::reference::sum_partials) is five vector
+//! additions for all four coefficients.
 
 use std::arch::x86_64::{
     __m128, __m256, _mm256_add_ps, _mm256_castps256_ps128, _mm256_extractf128_ps, _mm256_fmadd_ps,
@@ -13,20 +12,62 @@ use std::arch::x86_64::{
 };
 
 use super::lanes::{
-    gate_backward_by_pointers, GateBackward, GateForward, InputRows, Lanes, PARTIALS, TILE,
+    gate_backward_by_pointers, GateBackward, GateForward, InputRows, Lanes, PARTIALS,
 };
+use super::vector::{self, F32Vector};
 
 /// The AVX2 gate kernels of [`forward`](super::forward) and
 /// [`backward`](super::backward).
 pub struct Avx2;
 
-/// f32 lanes per AVX2 register.
-const WIDTH: usize = 8;
-
 gate_backward_by_pointers!(Avx2, lanes, Partials, tree_sum, defer false, "AVX2");
+
+/// f32 lanes per register.
+const WIDTH: usize = 8;
 
 /// A coefficient's sixteen partials in two registers, for each of the four.
 type Partials = [[__m256; PARTIALS / WIDTH]; 4];
+
+impl F32Vector for __m256 {
+    const WIDTH: usize = WIDTH;
+    type Partials = [__m256; PARTIALS / WIDTH];
+
+    #[inline(always)]
+    unsafe fn splat(x: f32) -> Self {
+        // SAFETY: the caller's promise: the CPU has AVX and FMA.
+        unsafe { _mm256_set1_ps(x) }
+    }
+    #[inline(always)]
+    unsafe fn zero_partials() -> Self::Partials {
+        // SAFETY: the caller's promise: the CPU has AVX and FMA.
+        unsafe { [_mm256_setzero_ps(); PARTIALS / WIDTH] }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> Self {
+        // SAFETY: the caller's promise: the CPU has AVX and FMA.
+        unsafe { _mm256_loadu_ps(p) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut f32) {
+        // SAFETY: the caller's promise: the CPU has AVX and FMA.
+        unsafe { _mm256_storeu_ps(p, self) }
+    }
+    #[inline(always)]
+    unsafe fn add(self, other: Self) -> Self {
+        // SAFETY: the caller's promise: the CPU has AVX and FMA.
+        unsafe { _mm256_add_ps(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn mul(self, other: Self) -> Self {
+        // SAFETY: the caller's promise: the CPU has AVX and FMA.
+        unsafe { _mm256_mul_ps(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn mul_add(self, b: Self, c: Self) -> Self {
+        // SAFETY: the caller's promise: the CPU has AVX and FMA.
+        unsafe { _mm256_fmadd_ps(self, b, c) }
+    }
+}
 
 impl GateForward for Avx2 {
     #[inline(always)]
@@ -37,29 +78,18 @@ impl GateForward for Avx2 {
     }
 }
 
-/// One gate's forward, eight lanes a step, the coefficients broadcast from memory.
+/// [`vector::forward_lanes`] with AVX2 and FMA enabled.
 ///
 /// # Safety
 /// The CPU has AVX2 and FMA.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn forward_lanes(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
-    let [c0, c1, c2, c3] = c.map(|x| _mm256_set1_ps(x));
-    for chunk in 0..TILE / WIDTH {
-        let l = chunk * WIDTH;
-        // SAFETY: l + WIDTH <= TILE, the length of every row here.
-        unsafe {
-            let (av, bv) = (
-                _mm256_loadu_ps(a.as_ptr().add(l)),
-                _mm256_loadu_ps(b.as_ptr().add(l)),
-            );
-            let v = _mm256_fmadd_ps(av, _mm256_fmadd_ps(c3, bv, c1), _mm256_fmadd_ps(c2, bv, c0));
-            _mm256_storeu_ps(out.as_mut_ptr().add(l), v);
-        }
-    }
+    // SAFETY: the caller's promise.
+    unsafe { vector::forward_lanes::<__m256>(c, a, b, out) }
 }
 
-/// One gate over the tile, eight lanes a step; `STORE_*` store rather than add.
+/// [`vector::backward_lanes`] with AVX2 and FMA enabled.
 ///
 /// # Safety
 /// The CPU has AVX2 and FMA; `ga` and `gb` are valid for TILE floats (they may be equal).
@@ -73,60 +103,8 @@ unsafe fn lanes<const STORE_A: bool, const STORE_B: bool>(
     ga: *mut f32,
     gb: *mut f32,
 ) -> Partials {
-    let (c1, c2, c3) = (
-        _mm256_set1_ps(c[1]),
-        _mm256_set1_ps(c[2]),
-        _mm256_set1_ps(c[3]),
-    );
-    // acc[k][h]: coefficient k's partials h*8..h*8 + 8.
-    let mut acc = [[_mm256_setzero_ps(); PARTIALS / WIDTH]; 4];
-    for chunk in 0..TILE / PARTIALS {
-        for h in 0..PARTIALS / WIDTH {
-            let l = chunk * PARTIALS + h * WIDTH;
-            // SAFETY: l + WIDTH <= TILE, the length of every row here.
-            let (av, bv, gv) = unsafe {
-                (
-                    _mm256_loadu_ps(a.as_ptr().add(l)),
-                    _mm256_loadu_ps(b.as_ptr().add(l)),
-                    _mm256_loadu_ps(g.as_ptr().add(l)),
-                )
-            };
-            // soft_gate_input_grads: g*(c1 + c3*b), g*(c2 + c3*a).
-            let da = _mm256_mul_ps(gv, _mm256_fmadd_ps(c3, bv, c1));
-            let db = _mm256_mul_ps(gv, _mm256_fmadd_ps(c3, av, c2));
-            // SAFETY: as above, for the caller's rows `ga` and `gb`; `gb` is read after
-            // `ga` is written, so a shared row adds `db` to what `da` left.
-            unsafe {
-                store_or_add::<STORE_A>(ga.add(l), da);
-                store_or_add::<STORE_B>(gb.add(l), db);
-            }
-            // add_soft_gate_coef_grads: [s0 + g, s1 + g*a, g*b + s2, (g*a)*b + s3].
-            let gav = _mm256_mul_ps(gv, av);
-            acc[0][h] = _mm256_add_ps(acc[0][h], gv);
-            acc[1][h] = _mm256_add_ps(acc[1][h], gav);
-            acc[2][h] = _mm256_fmadd_ps(gv, bv, acc[2][h]);
-            acc[3][h] = _mm256_fmadd_ps(gav, bv, acc[3][h]);
-        }
-    }
-    acc
-}
-
-/// `*p = v` or `*p += v` on eight lanes.
-///
-/// # Safety
-/// The CPU has AVX; `p` is valid for eight floats.
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn store_or_add<const STORE: bool>(p: *mut f32, v: __m256) {
     // SAFETY: the caller's promise.
-    unsafe {
-        let out = if STORE {
-            v
-        } else {
-            _mm256_add_ps(_mm256_loadu_ps(p), v)
-        };
-        _mm256_storeu_ps(p, out);
-    }
+    unsafe { vector::backward_lanes::<__m256, STORE_A, STORE_B>(c, a, b, g, ga, gb) }
 }
 
 /// The halving tree over each coefficient's 16 partials, for all four at once:

@@ -19,6 +19,8 @@ mod portable;
 pub mod reference;
 #[cfg(test)]
 mod tests;
+#[cfg(target_arch = "x86_64")]
+mod vector;
 
 pub use lanes::TILE;
 
