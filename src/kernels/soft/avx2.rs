@@ -1,5 +1,5 @@
 //! The soft forward and backward in AVX2 + FMA intrinsics: eight lanes per register,
-//! the lane loops of [`vector`](super::vector). In the backward, the compiler's own
+//! the lane loops of [`vector`]. In the backward, the compiler's own
 //! vectorization of the portable loop spills its partial sums and sums them through a
 //! 4x16 transpose; here the sixteen partials of each coefficient live in two registers
 //! and the tree of [`sum_partials`](super::reference::sum_partials) is five vector

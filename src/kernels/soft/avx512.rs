@@ -1,5 +1,5 @@
 //! The soft forward and backward in AVX-512 intrinsics: sixteen lanes per register, the
-//! lane loops of [`vector`](super::vector). In the backward, each coefficient's sixteen
+//! lane loops of [`vector`]. In the backward, each coefficient's sixteen
 //! partial sums are one register and a 64-lane gate is four steps. The compiler's own
 //! 512-bit vectorization of the portable loop runs it at less than half the speed of the
 //! AVX2 kernel. The partials are summed by the AVX2 kernel's tree, so the bits are the

@@ -1,11 +1,11 @@
 //! Soft (training) evaluation of a circuit on one tile of lanes, forward and backward.
 //!
 //! Activations are `rows x TILE` floats: a row holds one gate's value in every lane, so a
-//! gate is a straight loop over `TILE` lanes: a [`portable`] one that the compiler
+//! gate is a straight loop over `TILE` lanes: a portable one that the compiler
 //! vectorizes for the baseline, and intrinsics for AVX2 and AVX-512
 //! ([`SimdLevel`](crate::kernels::simd::SimdLevel)). Every multiply-add that is fused is
 //! written as `mul_add` and every sum has a fixed order, so every level gives the same
-//! bits as the scalar references ([`reference`]).
+//! bits as the scalar references ([`reference`](mod@reference)).
 //!
 //! This module holds the gate loops, shared by every level, and chooses the lane kernel
 //! they run with at run time.
