@@ -7,9 +7,9 @@ use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use logicars::automaton::hard::HardRollout;
 use logicars::automaton::soft::ActivationMemory;
-use logicars::kernels::forward_plan::ForwardRows;
 use logicars::kernels::hard::{self, TruthMasks, HARD_TILE, WORDS};
 use logicars::kernels::parameters::hard_truth;
+use logicars::kernels::plan::{BackwardPlan, ForwardRows};
 use logicars::kernels::soft::{self, TILE};
 use logicars::kernels::table::table;
 use logicars::model::circuit::{Circuit, GateRef};
@@ -210,7 +210,7 @@ fn layer(c: &mut Criterion) {
     // Every gate's output is seeded (no gate reads another's), so backward never writes
     // the seeds and the table needs no reset between iterations.
     let mut coef_grads = vec![[0.0f64; 4]; 256];
-    let plan = soft::BackwardPlan::new(&gates, input_rows, input_rows..rows);
+    let plan = BackwardPlan::new(&gates, input_rows, input_rows..rows);
     let mut grads = table(0.0f32, plan.gradient_rows() * TILE);
     for r in input_rows..rows {
         grads[plan.gradient_slot(r) * TILE..][..TILE].fill(0.5);

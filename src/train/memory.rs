@@ -5,7 +5,8 @@
 use crate::automaton::soft::ActivationMemory;
 use crate::error::MemoryError;
 use crate::kernels::hard::{HARD_TILE, WORDS};
-use crate::kernels::soft::{BackwardPlan, TILE};
+use crate::kernels::plan::BackwardPlan;
+use crate::kernels::soft::TILE;
 use crate::model::config::{ModelConfig, TrainSettings, PATCH};
 
 /// The environment variable that sets the limit (bytes, or with K, M, G or T).
@@ -68,7 +69,7 @@ fn product(factors: &[usize]) -> Option<u64> {
 }
 
 /// At most how many gradient rows a tile's backward needs
-/// ([`BackwardPlan::gradient_rows`](crate::kernels::soft::BackwardPlan::gradient_rows)):
+/// ([`BackwardPlan::gradient_rows`](crate::kernels::plan::BackwardPlan::gradient_rows)):
 /// a row's gradient lives from its first reader to its own gate, so the patch rows and two
 /// consecutive layers' rows are live at once, the first update layer with every
 /// perception output (the rows it reads), and a perception block with the other blocks'

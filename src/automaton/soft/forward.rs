@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use crate::automaton::masks::FireMasks;
 use crate::automaton::soft::{every_row, ActivationMemory, SoftRollout};
 use crate::automaton::soft_tiles::{gather_patch, prev_and_next, split_runs, write_outputs};
-use crate::kernels::forward_plan::ForwardRows;
+use crate::kernels::plan::ForwardRows;
 use crate::kernels::soft::{self as kernel, TILE};
 use crate::kernels::table::{self, Table};
 use crate::model::circuit::Circuit;

@@ -3,7 +3,7 @@
 use crate::automaton::masks::FireMasks;
 use crate::automaton::patch_shifts::PatchShifts;
 use crate::automaton::soft_tiles::{segments, select_lanes, tile_bits};
-use crate::kernels::forward_plan::ForwardRows;
+use crate::kernels::plan::ForwardRows;
 use crate::kernels::simd::multiversioned;
 use crate::kernels::soft::TILE;
 use crate::model::circuit::Circuit;

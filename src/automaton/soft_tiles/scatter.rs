@@ -6,8 +6,9 @@ use rayon::prelude::*;
 use crate::automaton::masks::FireMasks;
 use crate::automaton::patch_shifts::PatchShifts;
 use crate::automaton::soft_tiles::{segments, select_lanes, tile_bits};
+use crate::kernels::plan::BackwardPlan;
 use crate::kernels::simd::multiversioned;
-use crate::kernels::soft::{BackwardPlan, TILE};
+use crate::kernels::soft::TILE;
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
 

@@ -34,9 +34,9 @@ impl ForwardRows<'_> {
 /// row ends up.
 ///
 /// Invariants that hold by how the plan is built (a gate's slot is taken before its
-/// inputs' are freed) and that [`super::soft::forward`] relies on: every slot is below
-/// [`rows`](Self::rows), a gate never writes a slot it reads, and input row `r` is slot
-/// `r` (the patch is gathered there).
+/// inputs' are freed) and that [`soft::forward`](crate::kernels::soft::forward) relies
+/// on: every slot is below [`rows`](Self::rows), a gate never writes a slot it reads,
+/// and input row `r` is slot `r` (the patch is gathered there).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForwardPlan {
     /// The gates to run, in circuit order, their inputs named by slot.
@@ -139,7 +139,7 @@ impl ForwardPlan {
     }
 
     /// The gates to run, reading slots, with the slot each writes.
-    pub(super) fn steps(&self) -> impl Iterator<Item = (&GateRef, usize)> {
+    pub(in crate::kernels) fn steps(&self) -> impl Iterator<Item = (&GateRef, usize)> {
         self.gates
             .iter()
             .zip(self.outs.iter().map(|&out| out as usize))

@@ -7,8 +7,9 @@
 /// 64 lanes keep a reference checkerboard tile (4680 rows) at 1.2 MB of activations.
 pub const TILE: usize = 64;
 /// Partial sums per coefficient gradient: lane `l` adds to partial `l % PARTIALS`, and
-/// the partials are then summed as a tree (`sum_partials` in `kernels::soft`). 16 is one
-/// AVX-512 register of f32, two AVX2 ones.
+/// the partials are then summed as a tree
+/// ([`sum_partials`](super::reference::sum_partials)). 16 is one AVX-512 register of
+/// f32, two AVX2 ones.
 pub const PARTIALS: usize = 16;
 
 /// One row of a tile: a gate's value (or gradient) in every lane.
@@ -26,8 +27,9 @@ pub enum InputRows<'r> {
 /// One gate's backward over a tile's lanes: `g*(c1 + c3*b)` into `a`'s gradient row and
 /// `g*(c2 + c3*a)` into `b`'s, each stored (if `store.0` / `store.1`) or added; returns the
 /// four coefficient gradients as partial sums (lane `l` into partial `l % PARTIALS`),
-/// which [`sum`](Self::sum) adds as a halving tree (`sum_partials` in `kernels::soft`).
-/// Every implementation gives the same bits.
+/// which [`sum`](Self::sum) adds as a halving tree
+/// ([`sum_partials`](super::reference::sum_partials)). Every implementation gives the
+/// same bits.
 ///
 /// The two are apart so that the gate loop can sum one gate's partials while the next
 /// gate's lanes run: the tree is a long chain of dependent steps at the gate's tail.

@@ -1,0 +1,215 @@
+//! Where a soft backward pass keeps each row's gradient, and which gates it runs.
+
+use crate::model::circuit::GateRef;
+
+/// What backward does with each gate, found once per circuit so that the gradient table
+/// never has to be cleared and stays small: the first gradient a row receives is stored,
+/// later ones are added, gates whose output nothing reads are skipped, and a row's
+/// gradient lives in a *slot* only from its first reader (in backward order) to its own
+/// gate, after which the slot serves another row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackwardPlan {
+    /// The gates that backward runs, in the order it runs them (reverse, the skipped
+    /// ones left out), with their rows, slots and store flags resolved.
+    steps: Vec<BackwardStep>,
+    /// Per row: its gradient's slot (input rows keep their own index).
+    slots: Vec<u32>,
+    /// Slots a gradient table needs.
+    slot_count: usize,
+    /// Input rows that no gate reads: their gradient is zero.
+    unread_inputs: Vec<usize>,
+    /// Above every activation row that `steps` reads.
+    rows_read: usize,
+    /// Above every parameter that `steps` uses.
+    params_read: usize,
+}
+
+/// One gate as backward's loop runs it, every index looked up beforehand (resolving
+/// them per gate took about 30 of the loop's instructions): the activation rows it
+/// reads, the gradient slots of its output and its inputs, and its parameter with
+/// [`STORE_A`] / [`STORE_B`] in the low bits (24 bytes: the plan is kept per wiring).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::kernels) struct BackwardStep {
+    /// The activation row of input `a`.
+    pub a: u32,
+    /// The activation row of input `b`.
+    pub b: u32,
+    /// The gradient slot of the gate's output.
+    pub g: u32,
+    /// The gradient slot of input `a`.
+    pub ga: u32,
+    /// The gradient slot of input `b`.
+    pub gb: u32,
+    param_flags: u32,
+}
+
+/// Bits of [`BackwardStep::param_flags`] that hold the store flags.
+const FLAG_BITS: u32 = 2;
+
+impl BackwardStep {
+    /// The gate's parameter.
+    pub fn param(&self) -> usize {
+        (self.param_flags >> FLAG_BITS) as usize
+    }
+
+    /// Whether the gradients on `a` and `b` are stored (the row's first) or added.
+    pub fn store(&self) -> (bool, bool) {
+        (self.flags() & STORE_A != 0, self.flags() & STORE_B != 0)
+    }
+
+    fn flags(&self) -> u32 {
+        self.param_flags & ((1 << FLAG_BITS) - 1)
+    }
+}
+
+/// Backward stores (not adds) the gate's gradient on input `a`.
+const STORE_A: u32 = 1;
+/// Backward stores (not adds) the gate's gradient on input `b`.
+const STORE_B: u32 = 2;
+
+/// Hands out gradient slots above the input rows, reusing the most recently freed first
+/// (it is the likeliest to be in cache).
+struct SlotAllocator {
+    free: Vec<u32>,
+    count: usize,
+}
+
+impl SlotAllocator {
+    fn take(&mut self) -> u32 {
+        self.free.pop().unwrap_or_else(|| {
+            self.count += 1;
+            u32::try_from(self.count - 1).expect("slots fit in u32")
+        })
+    }
+}
+
+impl BackwardPlan {
+    /// Bytes the plan holds per gate of its circuit (at most).
+    pub const BYTES_PER_GATE: usize = size_of::<BackwardStep>();
+
+    /// The plan for `gates` whose gradient enters through the rows `seeded` (the
+    /// circuit's outputs); `input_rows` rows precede the first gate's.
+    ///
+    /// # Panics
+    /// If a parameter index is 2^30 or more (it shares a word with two flags).
+    pub fn new(
+        gates: &[GateRef],
+        input_rows: usize,
+        seeded: impl IntoIterator<Item = usize>,
+    ) -> Self {
+        const NONE: u32 = u32::MAX;
+        let mut touched = vec![false; input_rows + gates.len()];
+        let mut slots: Vec<u32> = (0..input_rows as u32).collect();
+        slots.resize(input_rows + gates.len(), NONE);
+        let mut alloc = SlotAllocator {
+            free: Vec::new(),
+            count: input_rows,
+        };
+        for r in seeded {
+            if !std::mem::replace(&mut touched[r], true) && r >= input_rows {
+                slots[r] = alloc.take();
+            }
+        }
+        let mut steps = Vec::with_capacity(gates.len());
+        for (i, gate) in gates.iter().enumerate().rev() {
+            let row = input_rows + i;
+            if !touched[row] {
+                continue;
+            }
+            let mut flags = 0;
+            for (input, store) in [(gate.a as usize, STORE_A), (gate.b as usize, STORE_B)] {
+                if !std::mem::replace(&mut touched[input], true) {
+                    flags |= store;
+                    if input >= input_rows {
+                        slots[input] = alloc.take();
+                    }
+                }
+            }
+            // A row read twice takes `a`'s gradient first (`InputRows::Shared`).
+            debug_assert!(gate.a != gate.b || flags & STORE_B == 0);
+            assert!(
+                gate.param < u32::MAX >> FLAG_BITS,
+                "parameter indices fit beside the store flags"
+            );
+            steps.push(BackwardStep {
+                a: gate.a,
+                b: gate.b,
+                g: slots[row],
+                ga: slots[gate.a as usize],
+                gb: slots[gate.b as usize],
+                param_flags: (gate.param << FLAG_BITS) | flags,
+            });
+            // Free only now, so that the gate's own slot differs from its inputs'.
+            alloc.free.push(slots[row]);
+        }
+        let unread_inputs = (0..input_rows).filter(|&r| !touched[r]).collect();
+        let rows_read = steps.iter().map(|s| s.a.max(s.b) as usize + 1).max();
+        let params_read = steps.iter().map(|s| s.param() + 1).max();
+        steps.shrink_to_fit();
+        BackwardPlan {
+            steps,
+            slots,
+            slot_count: alloc.count,
+            unread_inputs,
+            rows_read: rows_read.unwrap_or(0),
+            params_read: params_read.unwrap_or(0),
+        }
+    }
+
+    /// Rows a gradient table for this plan needs (the slots).
+    pub fn gradient_rows(&self) -> usize {
+        self.slot_count
+    }
+
+    /// Where row `row`'s gradient lives in the gradient table: its own index for an input
+    /// row, a shared slot for a gate's (valid from its first reader to its gate).
+    pub fn gradient_slot(&self, row: usize) -> usize {
+        self.slots[row] as usize
+    }
+
+    /// The gates backward runs, in order. Every slot they name is below
+    /// [`gradient_rows`](Self::gradient_rows), a gate's output slot is none of its
+    /// inputs', and two rows live at once never share a slot.
+    pub(in crate::kernels) fn steps(&self) -> &[BackwardStep] {
+        &self.steps
+    }
+
+    /// Input rows that no gate reads: backward zeroes their gradient.
+    pub(in crate::kernels) fn unread_inputs(&self) -> &[usize] {
+        &self.unread_inputs
+    }
+
+    /// Above every activation row that the steps read.
+    pub(in crate::kernels) fn rows_read(&self) -> usize {
+        self.rows_read
+    }
+
+    /// Above every parameter that the steps use.
+    pub(in crate::kernels) fn params_read(&self) -> usize {
+        self.params_read
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A little circuit whose plan is worked out by hand: inputs 0..3, gates writing rows
+    /// 3 (reads 0, 0), 4 (reads 3, 1) and 5 (reads 1, 1, nothing reads it); output row 4.
+    #[test]
+    fn the_plan_stores_first_gradients_and_skips_dead_gates() {
+        let gate = |a, b| GateRef { a, b, param: 0 };
+        let gates = [gate(0, 0), gate(3, 1), gate(1, 1)];
+        let plan = BackwardPlan::new(&gates, 3, [4]);
+        // Reverse order: gate 2 is dead; gate 1 is the first to write rows 3 and 1; gate 0
+        // the first to write row 0 through `a`, then adds to it through `b`.
+        let runs: Vec<_> = plan.steps.iter().map(|s| (s.a, s.b, s.flags())).collect();
+        assert_eq!(runs, vec![(3, 1, STORE_A | STORE_B), (0, 0, STORE_A)]);
+        // Slots: inputs keep theirs (0..3); output row 4 takes slot 3, row 3 slot 4 (taken
+        // while row 4's is still live), so two slots above the inputs.
+        let slots: Vec<_> = plan.steps.iter().map(|s| (s.g, s.ga, s.gb)).collect();
+        assert_eq!(slots, vec![(3, 4, 1), (4, 0, 0)]);
+        assert_eq!(plan.gradient_rows(), 5);
+        assert_eq!(plan.unread_inputs, vec![2]);
+    }
+}

@@ -1,0 +1,219 @@
+//! Soft (training) evaluation of a circuit on one tile of lanes, forward and backward.
+//!
+//! Activations are `rows x TILE` floats: a row holds one gate's value in every lane, so a
+//! gate is a straight loop over `TILE` lanes: a portable one that the compiler
+//! vectorizes for the baseline, and intrinsics for AVX2 and AVX-512
+//! ([`SimdLevel`](crate::kernels::simd::SimdLevel)). Every multiply-add that is fused is
+//! written as `mul_add` and every sum has a fixed order, so every level gives the same
+//! bits as the scalar references ([`reference`](mod@reference)).
+//!
+//! This module holds the gate loops, shared by every level, and chooses the lane kernel
+//! they run with at run time.
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+pub mod lanes;
+mod portable;
+pub mod reference;
+#[cfg(test)]
+mod tests;
+#[cfg(target_arch = "x86_64")]
+mod vector;
+
+pub use lanes::TILE;
+
+use crate::kernels::plan::{BackwardPlan, ForwardRows};
+use crate::kernels::simd::multiversioned;
+use crate::model::circuit::GateRef;
+use lanes::{GateBackward, GateForward, InputRows, Lanes};
+use portable::Portable;
+
+fn row_mut(table: &mut [f32], r: usize) -> &mut Lanes {
+    (&mut table[r * TILE..(r + 1) * TILE])
+        .try_into()
+        .expect("row inside the table")
+}
+
+multiversioned! {
+    /// Runs the gates of `rows`; the input rows of `acts` must hold the patch.
+    ///
+    /// # Panics
+    /// If `acts` is shorter than the rows written, or (for [`ForwardRows::Every`]) a
+    /// gate reads a row at or after its own.
+    pub fn forward / forward_at(
+        rows: ForwardRows<'_>,
+        coefs: &[[f32; 4]],
+        acts: &mut [f32],
+    ) => forward_with::<Portable>,
+        avx2 => forward_with::<avx2::Avx2>,
+        avx512 => forward_with::<avx512::Avx512>
+}
+/// The two layouts of [`forward`], shared by every level; `K` does one gate's lanes.
+#[inline(always)]
+fn forward_with<K: GateForward>(rows: ForwardRows<'_>, coefs: &[[f32; 4]], acts: &mut [f32]) {
+    let (table, _) = acts.as_chunks_mut::<TILE>();
+    match rows {
+        ForwardRows::Every { gates, input_rows } => {
+            assert!(
+                table.len() >= input_rows + gates.len(),
+                "the table holds every row"
+            );
+            let steps = gates.iter().zip(input_rows..).inspect(|(gate, out)| {
+                assert!(
+                    (gate.a as usize) < *out && (gate.b as usize) < *out,
+                    "gates read rows before their own"
+                );
+            });
+            // SAFETY: checked above: every row is in the table, and each gate reads
+            // only rows before the one it writes.
+            unsafe { forward_gates::<K>(steps, coefs, table) }
+        }
+        ForwardRows::Plan(plan) => {
+            assert!(
+                table.len() >= plan.rows(),
+                "the table holds the plan's rows"
+            );
+            // SAFETY: every slot of a plan is below `plan.rows()` and a gate's output
+            // slot is none of its inputs' (plan invariants); the table is long enough.
+            unsafe { forward_gates::<K>(plan.steps(), coefs, table) }
+        }
+    }
+}
+
+/// The gate loop of [`forward`]: each `(gate, out)` writes row `out` of `table`.
+///
+/// # Safety
+/// Every row named is in `table`, and no gate's `out` is one of the rows it reads.
+#[inline(always)]
+unsafe fn forward_gates<'g, K: GateForward>(
+    steps: impl Iterator<Item = (&'g GateRef, usize)>,
+    coefs: &[[f32; 4]],
+    table: &mut [Lanes],
+) {
+    let rows = table.as_mut_ptr();
+    for (gate, out) in steps {
+        // SAFETY: the caller's promise: three rows in the table, the written one apart.
+        let (a, b, out) = unsafe {
+            (
+                &*rows.add(gate.a as usize),
+                &*rows.add(gate.b as usize),
+                &mut *rows.add(out),
+            )
+        };
+        K::gate(&coefs[gate.param as usize], a, b, out);
+    }
+}
+
+multiversioned! {
+    /// Backpropagates through the gates of the circuit that `plan` was made for, in
+    /// reverse order.
+    ///
+    /// `grads` has the plan's [`gradient_rows`](BackwardPlan::gradient_rows): on entry
+    /// the slots of the circuit's outputs hold their gradient; no other slot is read
+    /// before it is written. On exit rows `0..input_rows` hold the patch gradient. Each
+    /// gate's coefficient gradients are summed over the tile's lanes
+    /// ([`sum_partials`](reference::sum_partials)) and added to `coef_grads`.
+    pub fn backward / backward_at(
+        plan: &BackwardPlan,
+        coefs: &[[f32; 4]],
+        acts: &[f32],
+        grads: &mut [f32],
+        coef_grads: &mut [[f64; 4]],
+    ) => backward_with::<Portable>,
+        avx2 => backward_with::<avx2::Avx2>,
+        avx512 => backward_with::<avx512::Avx512>
+}
+
+/// The gate loop of [`backward`], shared by every level; `K` does one gate's lanes.
+#[inline(always)]
+fn backward_with<K: GateBackward>(
+    plan: &BackwardPlan,
+    coefs: &[[f32; 4]],
+    acts: &[f32],
+    grads: &mut [f32],
+    coef_grads: &mut [[f64; 4]],
+) {
+    let (acts_rows, _) = acts.as_chunks::<TILE>();
+    let (slots, _) = grads.as_chunks_mut::<TILE>();
+    assert!(
+        acts_rows.len() >= plan.rows_read(),
+        "the table holds every row read"
+    );
+    assert!(
+        slots.len() >= plan.gradient_rows(),
+        "the gradient table holds every slot"
+    );
+    assert!(
+        coefs.len() >= plan.params_read(),
+        "every parameter has coefficients"
+    );
+    let mut sums = CoefSums::<K> {
+        totals: coef_grads,
+        pending: None,
+    };
+    let (acts_rows, slots) = (acts_rows.as_ptr(), slots.as_mut_ptr());
+    for step in plan.steps() {
+        // SAFETY: checked above: every row, slot and parameter named is in its table;
+        // the plan gives a gate's output a slot apart from its inputs', and two
+        // different live rows never share a slot.
+        let (a, b, g, rows, c) = unsafe {
+            let (ga, gb) = (slots.add(step.ga as usize), slots.add(step.gb as usize));
+            let rows = if ga == gb {
+                InputRows::Shared(&mut *ga)
+            } else {
+                InputRows::Apart(&mut *ga, &mut *gb)
+            };
+            (
+                &*acts_rows.add(step.a as usize),
+                &*acts_rows.add(step.b as usize),
+                &*slots.add(step.g as usize),
+                rows,
+                coefs.get_unchecked(step.param()),
+            )
+        };
+        let partials = K::gate(c, a, b, g, rows, step.store());
+        sums.push(step.param(), partials);
+    }
+    sums.finish();
+    for &r in plan.unread_inputs() {
+        row_mut(grads, r).fill(0.0);
+    }
+}
+
+/// Adds each gate's coefficient sums to the totals in gate order; where the kernel defers
+/// them ([`GateBackward::DEFER_SUM`]), a gate's partials are summed once the next gate's
+/// lanes are under way.
+struct CoefSums<'c, K: GateBackward> {
+    totals: &'c mut [[f64; 4]],
+    pending: Option<(usize, K::Partials)>,
+}
+
+impl<K: GateBackward> CoefSums<'_, K> {
+    #[inline(always)]
+    fn push(&mut self, param: usize, partials: K::Partials) {
+        let ready = match K::DEFER_SUM {
+            true => self.pending.replace((param, partials)),
+            false => Some((param, partials)),
+        };
+        if let Some((param, partials)) = ready {
+            self.add(param, partials);
+        }
+    }
+
+    #[inline(always)]
+    fn add(&mut self, param: usize, partials: K::Partials) {
+        for (total, sum) in self.totals[param].iter_mut().zip(K::sum(partials)) {
+            *total += f64::from(sum);
+        }
+    }
+
+    /// Adds the last gate's sums.
+    #[inline(always)]
+    fn finish(mut self) {
+        if let Some((param, partials)) = self.pending.take() {
+            self.add(param, partials);
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! The gate loops at every level against the scalar references, bit for bit.
+
+use super::reference::{backward_reference, forward_reference};
+use super::*;
+use crate::kernels::plan::ForwardPlan;
+use crate::kernels::simd::SimdLevel;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// A random little circuit with a gate wired twice to one row and a shared parameter.
+fn random_case(seed: u64) -> (Vec<GateRef>, Vec<[f32; 4]>, usize, Vec<f32>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let input_rows = 5;
+    let mut gates = Vec::new();
+    for i in 0..40u32 {
+        let rows = input_rows as u32 + i;
+        gates.push(GateRef {
+            a: rng.random_range(0..rows),
+            b: rng.random_range(0..rows),
+            param: rng.random_range(0..12),
+        });
+    }
+    gates[7].b = gates[7].a;
+    let coefs = (0..12)
+        .map(|_| std::array::from_fn(|_| rng.random_range(-1.0..1.0)))
+        .collect();
+    let mut acts = vec![0.0; (input_rows + gates.len()) * TILE];
+    for v in &mut acts[..input_rows * TILE] {
+        *v = rng.random();
+    }
+    (gates, coefs, input_rows, acts)
+}
+
+#[test]
+fn forward_equals_reference_bit_for_bit_at_every_level() {
+    let (gates, coefs, input_rows, acts) = random_case(1);
+    let mut slow = acts.clone();
+    forward_reference(&gates, &coefs, input_rows, &mut slow);
+    let rows = ForwardRows::Every {
+        gates: &gates,
+        input_rows,
+    };
+    for level in SimdLevel::available() {
+        let mut fast = acts.clone();
+        forward_at(level, rows, &coefs, &mut fast);
+        assert_eq!(fast, slow, "{level}");
+    }
+}
+
+/// A plan that keeps only the last rows computes them in fewer rows, with the same
+/// bits as the full table.
+#[test]
+fn forward_keeping_only_the_outputs_gives_the_same_outputs() {
+    let (gates, coefs, input_rows, acts) = random_case(3);
+    let mut full = acts.clone();
+    let every = ForwardRows::Every {
+        gates: &gates,
+        input_rows,
+    };
+    forward(every, &coefs, &mut full);
+    let kept = [input_rows + gates.len() - 2, input_rows + gates.len() - 1];
+    let plan = ForwardPlan::kept_only(&gates, input_rows, kept);
+    assert!(plan.rows() < input_rows + gates.len(), "slots are reused");
+    for level in SimdLevel::available() {
+        let mut compact = acts[..plan.rows() * TILE].to_vec();
+        forward_at(level, ForwardRows::Plan(&plan), &coefs, &mut compact);
+        for r in kept {
+            assert_eq!(
+                compact[plan.slot(r) * TILE..][..TILE],
+                full[r * TILE..][..TILE],
+                "{level}: row {r}"
+            );
+        }
+    }
+}
+
+/// Every level gives the reference's bits, reading nothing but the output rows of the
+/// gradient table (the rest holds NaN) and skipping the gates nothing reads.
+#[test]
+fn backward_equals_reference_bit_for_bit_at_every_level() {
+    let (gates, coefs, input_rows, mut acts) = random_case(2);
+    let every = ForwardRows::Every {
+        gates: &gates,
+        input_rows,
+    };
+    forward(every, &coefs, &mut acts);
+    let outputs = [input_rows + gates.len() - 2, input_rows + gates.len() - 1];
+    let plan = BackwardPlan::new(&gates, input_rows, outputs);
+    assert!(plan.steps().len() < gates.len(), "the case has dead gates");
+    assert!(
+        !plan.unread_inputs().is_empty(),
+        "and an input no gate reads"
+    );
+    let mut slow_grads = vec![0.0; acts.len()];
+    for (k, &r) in outputs.iter().enumerate() {
+        for l in 0..TILE {
+            slow_grads[r * TILE + l] = ((l + k) as f32 * 0.1).sin();
+        }
+    }
+    let mut slow_coefs = vec![[0.0; 4]; 12];
+    assert!(
+        plan.gradient_rows() < input_rows + gates.len(),
+        "gate rows share gradient slots"
+    );
+    let mut fast_grads_in = vec![f32::NAN; plan.gradient_rows() * TILE];
+    for &r in &outputs {
+        fast_grads_in[plan.gradient_slot(r) * TILE..][..TILE]
+            .copy_from_slice(&slow_grads[r * TILE..][..TILE]);
+    }
+    backward_reference(
+        &gates,
+        &coefs,
+        input_rows,
+        &acts,
+        &mut slow_grads,
+        &mut slow_coefs,
+    );
+    let patch = input_rows * TILE;
+    for level in SimdLevel::available() {
+        let mut grads = fast_grads_in.clone();
+        let mut coef_grads = vec![[0.0; 4]; 12];
+        backward_at(level, &plan, &coefs, &acts, &mut grads, &mut coef_grads);
+        assert_eq!(
+            grads[..patch],
+            slow_grads[..patch],
+            "{level}: patch gradient"
+        );
+        assert_eq!(coef_grads, slow_coefs, "{level}: coefficient gradients");
+    }
+}
