@@ -1,5 +1,7 @@
 //! Backpropagation through every step of a soft rollout, each run of tiles on its own.
 
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use crate::automaton::masks::FireMasks;
@@ -11,6 +13,14 @@ use crate::kernels::soft::{self as kernel, TILE};
 use crate::kernels::table;
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
+
+/// One run of tiles' windows of the backward buffers.
+struct RunGrads<'a> {
+    patch: &'a mut [f32],
+    coef: &'a mut [Vec<[f64; 4]>],
+    state: &'a mut [f32],
+    next: &'a mut [f32],
+}
 
 impl SoftRollout {
     /// Backpropagates the loss's gradients on the last states (tile-blocked, like a
@@ -53,37 +63,63 @@ impl SoftRollout {
         let windows: Vec<_> = windows.collect();
         windows
             .into_par_iter()
-            .for_each(|((((patch, coef), mut state), mut next), run)| {
-                let window = run.start * tile_len..run.end * tile_len;
-                next.copy_from_slice(&loss_grads[0][window.clone()]);
-                for t in (0..self.steps).rev() {
-                    self.backward_step(circuit, coefs, masks, (t, run.start), next, patch, coef);
-                    if t == 0 {
-                        break;
-                    }
-                    let grads = (&*patch, &*next);
-                    scatter_patch_grads(
-                        self.shifts(),
-                        circuit.channels,
-                        (t, run.start),
-                        masks,
-                        grads,
-                        state,
-                    );
-                    // The gradient of the state before step t, plus the loss's own on it.
-                    std::mem::swap(&mut state, &mut next);
-                    if let Some(loss_grads) = loss_grads.get(self.steps - t) {
-                        for (g, l) in next.iter_mut().zip(&loss_grads[window.clone()]) {
-                            *g += l;
-                        }
-                    }
-                }
+            .for_each(|((((patch, coef), state), next), run)| {
+                let grads = RunGrads {
+                    patch,
+                    coef,
+                    state,
+                    next,
+                };
+                self.backward_run(circuit, coefs, loss_grads, masks, run, grads);
             });
         sum_in_tile_order(&tile_coef_grads, coef_grads);
         self.tile_coef_grads = tile_coef_grads;
         self.patch_grads = patch_grads;
         self.state_grads = state_grads;
         self.next_state_grads = next_grads;
+    }
+
+    /// Back through every step on one run of tiles, which reads only its own tiles.
+    fn backward_run(
+        &self,
+        circuit: &Circuit,
+        coefs: &[[f32; 4]],
+        loss_grads: &[Vec<f32>],
+        masks: Option<&FireMasks>,
+        run: &Range<usize>,
+        grads: RunGrads,
+    ) {
+        let RunGrads {
+            patch,
+            coef,
+            mut state,
+            mut next,
+        } = grads;
+        let tile_len = circuit.channels * TILE;
+        let window = run.start * tile_len..run.end * tile_len;
+        next.copy_from_slice(&loss_grads[0][window.clone()]);
+        for t in (0..self.steps).rev() {
+            self.backward_step(circuit, coefs, masks, (t, run.start), next, patch, coef);
+            if t == 0 {
+                break;
+            }
+            let grads = (&*patch, &*next);
+            scatter_patch_grads(
+                self.shifts(),
+                circuit.channels,
+                (t, run.start),
+                masks,
+                grads,
+                state,
+            );
+            // The gradient of the state before step t, plus the loss's own on it.
+            std::mem::swap(&mut state, &mut next);
+            if let Some(loss_grads) = loss_grads.get(self.steps - t) {
+                for (g, l) in next.iter_mut().zip(&loss_grads[window.clone()]) {
+                    *g += l;
+                }
+            }
+        }
     }
 
     /// Back through step `t` on the window of tiles `first..`: each tile's patch

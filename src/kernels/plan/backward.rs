@@ -47,6 +47,25 @@ pub(in crate::kernels) struct BackwardStep {
 const FLAG_BITS: u32 = 2;
 
 impl BackwardStep {
+    /// The step of `gate`, its gradient in slot `g`, its inputs' where `slots` puts them,
+    /// `flags` saying which input's gradient it stores rather than adds.
+    fn of(gate: &GateRef, slots: &[u32], g: u32, flags: u32) -> Self {
+        // A row read twice takes `a`'s gradient first (`InputRows::Shared`).
+        debug_assert!(gate.a != gate.b || flags & STORE_B == 0);
+        assert!(
+            gate.param < u32::MAX >> FLAG_BITS,
+            "parameter indices fit beside the store flags"
+        );
+        BackwardStep {
+            a: gate.a,
+            b: gate.b,
+            g,
+            ga: slots[gate.a as usize],
+            gb: slots[gate.b as usize],
+            param_flags: (gate.param << FLAG_BITS) | flags,
+        }
+    }
+
     /// The gate's parameter.
     pub fn param(&self) -> usize {
         (self.param_flags >> FLAG_BITS) as usize
@@ -125,20 +144,7 @@ impl BackwardPlan {
                     }
                 }
             }
-            // A row read twice takes `a`'s gradient first (`InputRows::Shared`).
-            debug_assert!(gate.a != gate.b || flags & STORE_B == 0);
-            assert!(
-                gate.param < u32::MAX >> FLAG_BITS,
-                "parameter indices fit beside the store flags"
-            );
-            steps.push(BackwardStep {
-                a: gate.a,
-                b: gate.b,
-                g: slots[row],
-                ga: slots[gate.a as usize],
-                gb: slots[gate.b as usize],
-                param_flags: (gate.param << FLAG_BITS) | flags,
-            });
+            steps.push(BackwardStep::of(gate, &slots, slots[row], flags));
             // Free only now, so that the gate's own slot differs from its inputs'.
             alloc.free.push(slots[row]);
         }

@@ -52,6 +52,29 @@ pub struct ForwardPlan {
 /// A row the plan does not compute: nothing it keeps depends on it.
 const DROPPED: u32 = u32::MAX;
 
+/// Per row: the last gate that reads it (`usize::MAX` for a kept row: never freed), or
+/// `None` for a row nothing needs. Found backwards, so a gate is seen only once
+/// everything that reads it has been.
+fn last_readers(
+    gates: &[GateRef],
+    input_rows: usize,
+    kept: impl IntoIterator<Item = usize>,
+) -> Vec<Option<usize>> {
+    const KEPT: usize = usize::MAX;
+    let mut last_reader: Vec<Option<usize>> = vec![None; input_rows + gates.len()];
+    for r in kept {
+        last_reader[r] = Some(KEPT);
+    }
+    for (i, gate) in gates.iter().enumerate().rev() {
+        if last_reader[input_rows + i].is_some() {
+            for input in [gate.a as usize, gate.b as usize] {
+                last_reader[input].get_or_insert(i);
+            }
+        }
+    }
+    last_reader
+}
+
 impl ForwardPlan {
     /// Only the gates that the rows `kept` depend on, each row in a slot from its gate to
     /// its last reader (the kept rows to the end); a freed slot is the next one taken,
@@ -61,21 +84,8 @@ impl ForwardPlan {
         input_rows: usize,
         kept: impl IntoIterator<Item = usize>,
     ) -> Self {
-        const KEPT: usize = usize::MAX;
         let rows = input_rows + gates.len();
-        // Per row: the last gate that reads it (KEPT: never freed), None while unread.
-        let mut last_reader: Vec<Option<usize>> = vec![None; rows];
-        for r in kept {
-            last_reader[r] = Some(KEPT);
-        }
-        // Backwards, so a gate is seen only once everything that reads it has been.
-        for (i, gate) in gates.iter().enumerate().rev() {
-            if last_reader[input_rows + i].is_some() {
-                for input in [gate.a as usize, gate.b as usize] {
-                    last_reader[input].get_or_insert(i);
-                }
-            }
-        }
+        let last_reader = last_readers(gates, input_rows, kept);
         let mut slots: Vec<u32> = (0..input_rows).map(slot_index).collect();
         slots.resize(rows, DROPPED);
         let mut free: Vec<u32> = (0..input_rows)

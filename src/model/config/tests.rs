@@ -1,0 +1,143 @@
+use super::*;
+use crate::model::task::TaskKind;
+use crate::tasks::preset;
+
+#[test]
+fn a_curriculum_needs_a_task_of_any_size_and_a_smaller_grid_of_its_period() {
+    let check = |task, side: usize| {
+        let (config, mut settings) = preset(task, false);
+        settings.recipe.curriculum_size = side;
+        settings.recipe.curriculum_share = 0.4;
+        settings.validate(&config).map_err(|e| e.to_string())
+    };
+    assert_eq!(check(TaskKind::Checkerboard, 8), Ok(()));
+    assert_eq!(check(TaskKind::Checkerboard, 12), Ok(()));
+    assert_eq!(
+        check(TaskKind::CheckerboardAsync, 10),
+        Ok(()),
+        "14x14 less 4"
+    );
+    assert_eq!(
+        check(TaskKind::Checkerboard, 10),
+        Err(
+            "the curriculum's grids (10x10) must be smaller than the task's (16x16) by a \
+             multiple of 4 cells, the pattern's period"
+                .into()
+        )
+    );
+    assert!(check(TaskKind::Checkerboard, 16).is_err(), "not smaller");
+    assert_eq!(
+        check(TaskKind::Gol, 2),
+        Err(
+            "a curriculum trains on smaller grids first, which gol cannot: only the \
+             checkerboard tasks are defined at any size"
+                .into()
+        )
+    );
+    assert_eq!(check(TaskKind::Gol, 0), Ok(()), "no curriculum");
+}
+
+#[test]
+fn every_range_is_checked_and_named_by_its_knob() {
+    let (config, good) = preset(TaskKind::Checkerboard, true);
+    let check = |edit: fn(&mut TrainSettings)| {
+        let mut settings = good.clone();
+        edit(&mut settings);
+        settings.validate(&config).err().map(|e| e.to_string())
+    };
+    assert_eq!(check(|_| {}), None);
+    let refused = [
+        (check(|s| s.epochs = 0), "epochs must be at least 1, got 0"),
+        (check(|s| s.batch = 0), "batch must be at least 1, got 0"),
+        (
+            check(|s| s.learning_rate = -1.0),
+            "lr must be a finite number above 0, got -1",
+        ),
+        (
+            check(|s| s.learning_rate = f32::INFINITY),
+            "lr must be a finite number above 0, got inf",
+        ),
+        (
+            check(|s| s.recipe.straight_through = 1.5),
+            "straight-through must be a share of the run from 0 to 1, got 1.5",
+        ),
+        (
+            check(|s| s.recipe.hardening = -0.1),
+            "hardening must be a share of the run from 0 to 1, got -0.1",
+        ),
+        (
+            check(|s| s.recipe.loss_steps = 0),
+            "loss-steps must be at least 1, got 0",
+        ),
+        (
+            check(|s| s.recipe.gate_noise = f32::NAN),
+            "gate-noise must be at least 0, got NaN",
+        ),
+        (
+            check(|s| s.recipe.sharpen = 0.0),
+            "sharpen must be a finite number above 0, got 0",
+        ),
+        (
+            check(|s| s.recipe.hard_gates = 2.0),
+            "hard-gates must be a share of the gates from 0 to 1, got 2",
+        ),
+        (
+            check(|s| s.recipe.curriculum_share = 1.01),
+            "curriculum-share must be a share of the run from 0 to 1, got 1.01",
+        ),
+        (
+            check(|s| s.recipe.starts = 0),
+            "starts must be at least 1, got 0",
+        ),
+    ];
+    for (got, expected) in refused {
+        assert_eq!(got.as_deref(), Some(expected));
+    }
+    let edges = [
+        check(|s| s.recipe.hard_gates = 1.0),
+        check(|s| s.recipe.gate_noise = 0.0),
+        check(|s| s.recipe.straight_through = 0.0),
+    ];
+    assert_eq!(edges, [None, None, None]);
+}
+
+#[test]
+fn steps_are_bounded_alike_everywhere() {
+    assert_eq!(check_steps(0), Err(ConfigError::NoSteps));
+    assert_eq!(check_steps(MAX_STEPS), Ok(()));
+    assert_eq!(
+        check_steps(MAX_STEPS + 1).unwrap_err().to_string(),
+        "steps must be at most 1048576, got 1048577"
+    );
+}
+
+#[test]
+fn reference_checkerboard_has_the_papers_gate_counts() {
+    let (config, _) = preset(TaskKind::Checkerboard, false);
+    assert_eq!(config.gate_count(), 3040);
+    assert_eq!(
+        config.kernels * config.perception_layers.iter().sum::<usize>(),
+        224
+    );
+    assert_eq!(config.update_layers.iter().sum::<usize>(), 2816);
+    assert_eq!(config.gates_per_cell_step(), 4608);
+    assert_eq!(config.update_inputs(), 264);
+}
+
+#[test]
+fn invalid_configs_are_named() {
+    let (good, _) = preset(TaskKind::Checkerboard, true);
+    let check = |edit: fn(&mut ModelConfig), needle: &str| {
+        let mut c = good.clone();
+        edit(&mut c);
+        let err = c.validate().unwrap_err().to_string();
+        assert!(err.contains(needle), "{err} should mention {needle}");
+    };
+    check(|c| c.channels = 129, "channels");
+    check(|c| c.height = 0, "grid");
+    check(|c| c.steps = 0, "steps");
+    check(|c| c.fire_rate = Some(1.5), "fire rate");
+    check(|c| c.update_layers.push(3), "last update layer");
+    check(|c| c.target_channels = vec![99], "target channel");
+    check(|c| c.perception_layers[0] = 4, "8 gates");
+}
