@@ -284,7 +284,7 @@ fn bad_input_is_a_one_line_error() {
         ),
         (&["gol", "--threads", "0"], "--threads must be at least 1"),
         (
-            &["checkerboard", "--lr=-1"],
+            &["checkerboard", "--lr", "-1"],
             "lr must be a finite number above 0, got -1",
         ),
         (

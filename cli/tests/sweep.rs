@@ -149,6 +149,11 @@ fn a_setting_out_of_range_is_refused_as_train_refuses_it() {
             "--hard-gates=2",
             "hard-gates must be a share of the gates from 0 to 1, got 2",
         ),
+        (
+            "gate-noise=-0.5",
+            "--gate-noise=-0.5",
+            "gate-noise must be at least 0, got -0.5",
+        ),
     ];
     for (set, flag, line) in cases {
         let train = fails(&["train", "checkerboard", "--small", flag]);

@@ -19,12 +19,14 @@ impl KnobFlags {
     }
 }
 
-/// The flag of one knob.
+/// The flag of one knob. A number may be written negative (`--lr -1`), so that the
+/// range check, not the parser, answers it, with the same line as `--set lr=-1`.
 fn flag(knob: &'static Knob) -> Arg {
     Arg::new(knob.key)
         .long(knob.key)
         .value_name(knob.value_name)
         .help(knob.help)
+        .allow_negative_numbers(matches!(knob.target, Target::Number(_)))
         .value_parser(value_parser(knob))
 }
 
