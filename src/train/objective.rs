@@ -92,7 +92,8 @@ impl Objective {
         memory: ActivationMemory,
     ) -> Self {
         let periodic = model.config.periodic;
-        let hard = HardRun::new(model, batch, (height, width));
+        let mut hard = HardRun::new(model, batch, (height, width));
+        hard.release_ops();
         let circuit = Arc::clone(hard.circuit());
         let geometry = Geometry::new(batch, height, width, periodic, TILE);
         let gates = model.gate_count();
@@ -303,7 +304,9 @@ fn hard_score(
 ) -> (f64, f64) {
     hard.set_ops(model);
     let channels = &model.config.target_channels;
-    hard::score(hard, init, target, channels, masks, steps, |_| {})
+    let score = hard::score(hard, init, target, channels, masks, steps, |_| {});
+    hard.release_ops();
+    score
 }
 
 /// Soft loss of one rollout and its gradient on every logit: the whole training
