@@ -195,7 +195,8 @@ fn keep_chooses_the_best_or_the_last_parameters() {
     assert!(!last_out.contains("kept:"), "{last_out}");
     for out in [&best_out, &last_out] {
         assert!(
-            out.contains("% of 16 fresh grids"),
+            out.contains("% of eval --seed 99 --batch 16 --size 8x8 --steps 12")
+                && out.contains("% of eval --seed 99 --batch 4 --size 64x64 --steps 80"),
             "the saved model is checked: {out}"
         );
     }

@@ -3,7 +3,7 @@
 use assert_cmd::Command;
 
 #[test]
-fn a_sweep_counts_solved_runs_per_setting() {
+fn a_sweep_counts_exact_runs_per_setting() {
     let dir = tempfile::tempdir().unwrap();
     let out = Command::cargo_bin("logicars")
         .unwrap()
@@ -14,30 +14,33 @@ fn a_sweep_counts_solved_runs_per_setting() {
         .assert()
         .success();
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    // Seed 25 solves the small checkerboard at epoch 181; seed 0 does not within 200.
+    // Seed 25 solves the small checkerboard at epoch 181, and its kept model is exact
+    // then; seed 0 is neither within 200 epochs.
     let summary = stdout
         .lines()
         .find(|l| l.starts_with("epochs=200 recipe=paper") && l.contains('%'))
         .unwrap_or_else(|| panic!("{stdout}"));
-    assert!(summary.contains("1/2"), "{summary}");
-    assert!(
-        summary.contains("181"),
-        "median of the one solved run: {summary}"
+    let columns: Vec<&str> = summary.split_whitespace().collect();
+    assert_eq!(
+        columns[2..6],
+        ["1/2", "9-91%", "1/2", "181"],
+        "exact, its interval, solved, median epoch: {summary}"
     );
     let runs = std::fs::read_to_string(dir.path().join("runs.csv")).unwrap();
     assert_eq!(runs.lines().count(), 3, "header and two runs: {runs}");
     assert!(
-        runs.contains(",0,,200,"),
-        "seed 0 ran all 200 epochs unsolved: {runs}"
+        runs.contains(",0,false,,,200,"),
+        "seed 0 ran all 200 epochs, neither exact nor solved: {runs}"
     );
     assert!(
-        runs.contains(",25,181,181,"),
-        "seed 25 stopped when solved: {runs}"
+        runs.contains(",25,true,181,181,181,"),
+        "seed 25 stopped when its kept model was exact: {runs}"
     );
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(json["settings"][0]["exact"], 1);
     assert_eq!(json["settings"][0]["solved"], 1);
-    assert_eq!(json["settings"][0]["median_solved_epoch"], 181.0);
+    assert_eq!(json["settings"][0]["median_exact_epoch"], 181.0);
     assert_eq!(json["runs"].as_array().unwrap().len(), 2);
     // Runs are listed per setting in seed order, whichever finished first.
     assert_eq!(json["runs"][0]["seed"], 0);
@@ -45,14 +48,20 @@ fn a_sweep_counts_solved_runs_per_setting() {
     assert_eq!(json["runs"][1]["solved_at"], 181);
     let svg = std::fs::read_to_string(dir.path().join("sweep.svg")).unwrap();
     assert!(svg.starts_with("<svg"));
-    let fresh = json["runs"][1]["fresh_accuracy"].as_f64().unwrap();
-    assert_eq!(fresh, eval_of_small_seed_25(dir.path(), 181));
+    assert_eq!(json["runs"][1]["fresh_accuracy"], 1.0);
+    assert_eq!(json["runs"][0]["exact"], false);
+    let wrong = eval_of_small_seed_25(dir.path(), 181);
+    assert_eq!(
+        wrong,
+        [0.0, 0.0],
+        "eval agrees that the kept model is exact"
+    );
 }
 
-/// The accuracy `eval` reports on the sweep's fresh grids (`--seed 99 --batch 16`) for the
-/// model `train` keeps from seed 25 of the small checkerboard after `epochs` epochs (as a
-/// sweep run that stops there keeps).
-fn eval_of_small_seed_25(dir: &std::path::Path, epochs: usize) -> f64 {
+/// The wrong bits `eval` reports on the exact check's probes (`--seed 99 --batch 16`, and
+/// four 64x64 grids for 80 steps) for the model `train` keeps from seed 25 of the small
+/// checkerboard after `epochs` epochs (as a sweep run that stops there keeps).
+fn eval_of_small_seed_25(dir: &std::path::Path, epochs: usize) -> [f64; 2] {
     let model = dir.join("seed25/model.json");
     Command::cargo_bin("logicars")
         .unwrap()
@@ -69,16 +78,25 @@ fn eval_of_small_seed_25(dir: &std::path::Path, epochs: usize) -> f64 {
         .arg(&model)
         .assert()
         .success();
-    let eval = Command::cargo_bin("logicars")
-        .unwrap()
-        .args(["eval", "--seed", "99", "--batch", "16", "--model"])
-        .arg(&model)
-        .assert()
-        .success();
-    let eval = String::from_utf8(eval.get_output().stdout.clone()).unwrap();
-    let (_, wrong) = eval.split_once("hard_loss=").expect(&eval);
-    let wrong: f64 = wrong.split(',').next().unwrap().parse().unwrap();
-    1.0 - wrong / (16.0 * 8.0 * 8.0)
+    let probes: [&[&str]; 2] = [
+        &["--seed", "99", "--batch", "16"],
+        &[
+            "--seed", "99", "--batch", "4", "--size", "64x64", "--steps", "80",
+        ],
+    ];
+    probes.map(|flags| {
+        let eval = Command::cargo_bin("logicars")
+            .unwrap()
+            .arg("eval")
+            .args(flags)
+            .arg("--model")
+            .arg(&model)
+            .assert()
+            .success();
+        let eval = String::from_utf8(eval.get_output().stdout.clone()).unwrap();
+        let (_, wrong) = eval.split_once("hard_loss=").expect(&eval);
+        wrong.split(',').next().unwrap().parse().unwrap()
+    })
 }
 
 #[test]

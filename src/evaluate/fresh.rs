@@ -1,75 +1,180 @@
-//! How a trained model does on inputs it did not train on. A training batch entirely right
-//! does not pin a rule down (two grids of the checkerboard leave room for wrong rules), so
-//! runs are also scored on every input the task has, where there are few enough (Game of
-//! Life's 512 boards), or else on a fixed set of fresh grids.
+//! Whether a trained model is *exact*: right on inputs it did not train on. A training batch
+//! entirely right does not pin a rule down (two grids of the checkerboard leave room for
+//! wrong rules), so a run's kept model is scored on every input the task has where there
+//! are few enough (Game of Life's 512 boards), or else on fixed probes, each the grids of
+//! one `logicars eval` command:
+//! - the checkerboard: 16 fresh grids of the training size, and 4 fresh 64x64 grids for 80
+//!   steps (the rule must hold on a larger grid);
+//! - the asynchronous checkerboard: the same, under the fire masks of three seeds;
+//! - the growing tasks (pattern, lizard, coloured G): the target at the training step, and
+//!   still at twice the steps (the pattern must persist).
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::automaton::grid::Grids;
 use crate::evaluate::hard::HardEvaluator;
+use crate::model::config::ModelConfig;
 use crate::model::network::Model;
+use crate::model::task::TaskKind;
 use crate::tasks;
 
-/// How many fresh grids score a model, and their seed: the grids of
-/// `logicars eval --model M --seed 99 --batch 16`.
+/// The grids of the first probe: `logicars eval --model M --seed 99 --batch 16`.
 pub const FRESH_GRIDS: usize = 16;
 pub const FRESH_SEED: u64 = 99;
+/// The larger grid of the checkerboard tasks' probes, and its steps.
+pub const LARGE_SIZE: usize = 64;
+pub const LARGE_STEPS: usize = 80;
+pub const LARGE_GRIDS: usize = 4;
+/// Seeds of the asynchronous task's probes: each draws its own grids and fire masks.
+pub const ASYNC_SEEDS: [u64; 3] = [FRESH_SEED, FRESH_SEED + 1, FRESH_SEED + 2];
+
+/// One set of inputs a model is scored on: the grids (and fire masks) of
+/// `logicars eval --seed SEED --batch BATCH --size HxW --steps STEPS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Probe {
+    pub seed: u64,
+    pub batch: usize,
+    pub size: (usize, usize),
+    pub steps: usize,
+}
+
+impl Probe {
+    /// The `logicars eval` flags that score the same grids.
+    pub fn eval_flags(&self) -> String {
+        let (h, w) = self.size;
+        format!(
+            "--seed {} --batch {} --size {h}x{w} --steps {}",
+            self.seed, self.batch, self.steps
+        )
+    }
+}
+
+/// The probes of a model of `config` (none when the task has every input scored).
+pub fn probes(config: &ModelConfig) -> Vec<Probe> {
+    let own = (config.height, config.width);
+    let at = |seed, batch, size, steps| Probe {
+        seed,
+        batch,
+        size,
+        steps,
+    };
+    let large = at(
+        FRESH_SEED,
+        LARGE_GRIDS,
+        (LARGE_SIZE, LARGE_SIZE),
+        LARGE_STEPS,
+    );
+    match config.task {
+        TaskKind::Gol => Vec::new(),
+        TaskKind::Checkerboard => vec![at(FRESH_SEED, FRESH_GRIDS, own, config.steps), large],
+        TaskKind::CheckerboardAsync => ASYNC_SEEDS
+            .iter()
+            .map(|&seed| at(seed, FRESH_GRIDS, own, config.steps))
+            .chain([large])
+            .collect(),
+        TaskKind::Pattern | TaskKind::Lizard | TaskKind::ColoredG => vec![
+            at(FRESH_SEED, 1, own, config.steps),
+            at(FRESH_SEED, 1, own, 2 * config.steps),
+        ],
+    }
+}
+
+/// How a model did on one probe.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProbeScore {
+    pub probe: Probe,
+    pub wrong: f64,
+    pub bits: f64,
+}
 
 /// What [`fresh_check`] measured.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FreshCheck {
-    /// The grids scored.
-    pub grids: usize,
-    /// Whether they were every input the task has.
+    /// Whether the inputs were every input the task has (then there are no probes).
     pub every_input: bool,
-    /// The share of target bits right.
+    /// The inputs scored: every input, or the grids of all probes.
+    pub grids: usize,
+    /// The probes scored, in order (a check that stops at the first wrong one has fewer).
+    pub scores: Vec<ProbeScore>,
+    /// The share of target bits right over everything scored.
     pub accuracy: f64,
 }
 
 impl FreshCheck {
-    /// Every bit right.
+    /// Every bit right: the model is exact.
     pub fn exact(&self) -> bool {
         self.accuracy == 1.0
     }
 }
 
-/// Scores `model` at its task's size and steps on every input the task has, where there
-/// are few enough, or else on the [`FRESH_GRIDS`] grids of [`FRESH_SEED`].
+/// Scores `model` on every input its task has, where there are few enough, or else on
+/// each of its [`probes`].
 pub fn fresh_check(model: &Model) -> FreshCheck {
-    let c = &model.config;
-    if let Some(init) = tasks::exhaustive_init(c) {
+    check(model, false)
+}
+
+/// Whether `model` is exact, stopping at the first probe it gets wrong (cheapest first):
+/// for checks during training.
+pub fn is_exact(model: &Model) -> bool {
+    check(model, true).exact()
+}
+
+fn check(model: &Model, stop_at_wrong: bool) -> FreshCheck {
+    if let Some(init) = tasks::exhaustive_init(&model.config) {
         return FreshCheck {
-            grids: init.batch,
             every_input: true,
+            grids: init.batch,
+            scores: Vec::new(),
             accuracy: accuracy_on(model, &init),
         };
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(FRESH_SEED);
-    let (init, masks) = tasks::eval_batch(c, FRESH_GRIDS, (c.height, c.width), c.steps, &mut rng);
-    // A few grids at a time: the hard rollout's memory grows with the grids, and a
-    // training run checks its model while it still holds its own buffers.
-    let shape = (init.height, init.width);
-    let mut hard = HardEvaluator::new(model, GRIDS_AT_ONCE, shape, c.steps);
-    let masks = masks.map(|m| m.for_batch(GRIDS_AT_ONCE));
-    let wrong: f64 = (0..FRESH_GRIDS)
-        .step_by(GRIDS_AT_ONCE)
-        .map(|first| {
-            let grids = init.sub_batch(first, GRIDS_AT_ONCE);
-            hard.score(&grids, masks.as_ref(), |_| {}).0
-        })
-        .sum();
-    let bits = (FRESH_GRIDS * init.height * init.width * c.target_channels.len()) as f64;
+    let mut scores = Vec::new();
+    for probe in probes(&model.config) {
+        let score = score_probe(model, probe);
+        scores.push(score);
+        if stop_at_wrong && score.wrong > 0.0 {
+            break;
+        }
+    }
+    let wrong: f64 = scores.iter().map(|s| s.wrong).sum();
+    let bits: f64 = scores.iter().map(|s| s.bits).sum();
     FreshCheck {
-        grids: FRESH_GRIDS,
         every_input: false,
+        grids: scores.iter().map(|s| s.probe.batch).sum(),
         accuracy: 1.0 - wrong / bits,
+        scores,
     }
 }
 
-/// Grids per rollout of [`fresh_check`]; they divide [`FRESH_GRIDS`].
+/// Scores one probe, a few grids at a time: the hard rollout's memory grows with the
+/// grids, and a training run checks its model while it still holds its own buffers.
+fn score_probe(model: &Model, probe: Probe) -> ProbeScore {
+    let c = &model.config;
+    let mut rng = ChaCha8Rng::seed_from_u64(probe.seed);
+    let (init, masks) = tasks::eval_batch(c, probe.batch, probe.size, probe.steps, &mut rng);
+    let at_once = GRIDS_AT_ONCE.min(probe.batch);
+    let mut hard = HardEvaluator::new(model, at_once, probe.size, probe.steps);
+    let masks = masks.map(|m| m.for_batch(at_once));
+    let wrong: f64 = (0..probe.batch)
+        .step_by(at_once)
+        .map(|first| {
+            let grids = init.sub_batch(first, at_once);
+            hard.score(&grids, masks.as_ref(), |_| {}).0
+        })
+        .sum();
+    let (h, w) = probe.size;
+    ProbeScore {
+        probe,
+        wrong,
+        bits: (probe.batch * h * w * c.target_channels.len()) as f64,
+    }
+}
+
+/// Grids per rollout of a probe; they divide every probe's batch.
 const GRIDS_AT_ONCE: usize = 2;
 const _: () = assert!(FRESH_GRIDS.is_multiple_of(GRIDS_AT_ONCE));
+const _: () = assert!(LARGE_GRIDS.is_multiple_of(GRIDS_AT_ONCE));
 
 /// The share of target bits right over every input the task has, where there are few
 /// enough to try them all (Game of Life's 512 boards); none for other tasks.
@@ -93,56 +198,4 @@ fn accuracy_on(model: &Model, init: &Grids) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::evaluate::batch::{evaluate, SoftLoss};
-    use crate::model::config::{ModelConfig, TrainSettings};
-    use crate::model::task::TaskKind;
-    use crate::tasks::preset;
-
-    /// The model a run of the preset starts from (as training builds it).
-    fn fresh_model(mut config: ModelConfig, settings: &TrainSettings) -> Result<Model, ()> {
-        config.parametrization = settings.recipe.parametrization;
-        let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
-        let mut model = Model::new(config, &mut rng).map_err(|_| ())?;
-        model.set_pass_through(settings.recipe.pass_through);
-        Ok(model)
-    }
-
-    /// Checking a few grids at a time scores what one rollout of all of them scores.
-    #[test]
-    fn the_check_in_parts_equals_one_rollout_of_every_grid() {
-        for task in [TaskKind::Checkerboard, TaskKind::CheckerboardAsync] {
-            let (config, settings) = preset(task, true);
-            let mut model = fresh_model(config, &settings).unwrap();
-            // Mixed ops, so the grids are scored differently.
-            for (i, gate) in model.logits.iter_mut().enumerate() {
-                gate[i % gate.len()] += 20.0;
-            }
-            let c = &model.config;
-            let mut rng = ChaCha8Rng::seed_from_u64(FRESH_SEED);
-            let size = (c.height, c.width);
-            let (init, masks) = tasks::eval_batch(c, FRESH_GRIDS, size, c.steps, &mut rng);
-            let skip = SoftLoss::Skip;
-            let whole = evaluate(&model, &init, c.steps, masks.as_ref(), skip, |_, _| {});
-            let check = fresh_check(&model);
-            assert!(!check.every_input);
-            assert!(whole.accuracy > 0.0 && whole.accuracy < 1.0, "{task:?}");
-            assert!(
-                (check.accuracy - whole.accuracy).abs() < 1e-12,
-                "{task:?}: {} against {}",
-                check.accuracy,
-                whole.accuracy
-            );
-        }
-    }
-
-    #[test]
-    fn game_of_life_is_checked_on_every_board() {
-        let (config, settings) = preset(TaskKind::Gol, true);
-        let model = fresh_model(config, &settings).unwrap();
-        let check = fresh_check(&model);
-        assert!(check.every_input);
-        assert_eq!(check.grids, 512);
-    }
-}
+mod tests;

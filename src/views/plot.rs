@@ -151,8 +151,9 @@ fn draw_histogram(svg: &mut String, counts: &[(String, usize)], title: &str) -> 
     Ok(())
 }
 
-/// Epochs to a solved circuit, one row of dots per setting; unsolved runs are crosses
-/// at the right edge, past the planned `epochs`.
+/// Epochs to an exact circuit, one row of dots per setting; runs solved but not exact are
+/// hollow dots at their solved epoch, the others crosses at the right edge, past the
+/// planned `epochs`.
 pub fn sweep_svg(
     outcomes: &[Outcome],
     labels: &[String],
@@ -187,7 +188,7 @@ fn draw_sweep(
     chart
         .configure_mesh()
         .disable_y_mesh()
-        .x_desc("first solved epoch (x: not solved)")
+        .x_desc("epoch found exact (o: solved, not exact; x: neither)")
         .y_label_formatter(&|v| match v {
             SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
             _ => String::new(),
@@ -195,15 +196,25 @@ fn draw_sweep(
         .y_labels(labels.len())
         .draw()?;
     let blue = RGBColor(46, 134, 193);
-    chart.draw_series(outcomes.iter().filter_map(|o| {
+    chart.draw_series(outcomes.iter().filter(|o| o.exact).map(|o| {
+        let e = o.exact_at.unwrap_or(o.epochs) as f64;
+        Circle::new(
+            (e, SegmentValue::CenterOf(o.setting)),
+            4,
+            blue.mix(0.7).filled(),
+        )
+    }))?;
+    let orange = RGBColor(230, 126, 34);
+    chart.draw_series(outcomes.iter().filter(|o| !o.exact).filter_map(|o| {
         let e = o.solved_at? as f64;
         Some(Circle::new(
             (e, SegmentValue::CenterOf(o.setting)),
             4,
-            blue.mix(0.7).filled(),
+            orange.stroke_width(2),
         ))
     }))?;
-    chart.draw_series(outcomes.iter().filter(|o| o.solved_at.is_none()).map(|o| {
+    let neither = |o: &&Outcome| !o.exact && o.solved_at.is_none();
+    chart.draw_series(outcomes.iter().filter(neither).map(|o| {
         Cross::new(
             (unsolved_at, SegmentValue::CenterOf(o.setting)),
             5,

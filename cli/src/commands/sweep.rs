@@ -37,7 +37,7 @@ pub struct SweepArgs {
     pub seeds: Seeds,
     #[arg(long = "set", value_name = "KEY=VALUES", help = set_help())]
     pub sets: Vec<String>,
-    /// Keep training after a run is solved (default: stop it there).
+    /// Keep training after a run's kept model is exact (default: stop it there).
     #[arg(long)]
     pub full: bool,
     /// Worker threads shared by all runs [default: all cores].
@@ -120,9 +120,14 @@ fn run_all(args: &SweepArgs, settings: &[Setting], jobs: &[(usize, u64)]) -> Res
             bar.inc(1);
             match result {
                 Ok((outcome, _)) => {
-                    let note = outcome
+                    let solved = outcome
                         .solved_at
                         .map_or("not solved".into(), |e| format!("solved at {e}"));
+                    let note = match (outcome.exact, outcome.exact_at) {
+                        (true, Some(e)) => format!("exact at {e} ({solved})"),
+                        (true, None) => format!("exact at the end ({solved})"),
+                        (false, _) => format!("not exact ({solved})"),
+                    };
                     let line = format!("{} seed {seed}: {note}", settings[s].label);
                     if bar.is_hidden() {
                         eprintln!("{line}");
@@ -161,18 +166,23 @@ fn label_width(settings: &[Setting]) -> usize {
 fn runs_table(outcomes: &[Outcome], settings: &[Setting]) -> String {
     let width = label_width(settings);
     let mut out = format!(
-        "{:<width$}  {:>6}  {:>7}  {:>8}  {:>9}  {:>8}  {:>7}  {:>7}\n",
-        "setting", "seed", "solved", "epochs", "soft", "hard", "acc %", "fresh %"
+        "{:<width$}  {:>6}  {:>5}  {:>7}  {:>7}  {:>8}  {:>9}  {:>8}  {:>7}  {:>7}\n",
+        "setting", "seed", "exact", "at", "solved", "epochs", "soft", "hard", "acc %", "fresh %"
     );
     for o in outcomes {
-        let solved = o.solved_at.map_or("-".into(), |e| e.to_string());
+        let epoch = |e: Option<usize>| e.map_or("-".into(), |e| e.to_string());
         let (soft, hard, acc) = o.last.map_or((f64::NAN, f64::NAN, f64::NAN), |m| {
             (m.soft_loss, m.hard_loss, 100.0 * m.accuracy)
         });
         let fresh = o.fresh_accuracy.map_or(f64::NAN, |a| 100.0 * a);
+        let exact = if o.exact { "yes" } else { "no" };
         out += &format!(
-            "{:<width$}  {:>6}  {:>7}  {:>8}  {soft:>9.3}  {hard:>8.0}  {acc:>7.2}  {fresh:>7.2}\n",
-            settings[o.setting].label, o.seed, solved, o.epochs
+            "{:<width$}  {:>6}  {exact:>5}  {:>7}  {:>7}  {:>8}  {soft:>9.3}  {hard:>8.0}  {acc:>7.2}  {fresh:>7.2}\n",
+            settings[o.setting].label,
+            o.seed,
+            epoch(o.exact_at),
+            epoch(o.solved_at),
+            o.epochs
         );
     }
     out
@@ -182,7 +192,7 @@ fn summary_table(summaries: &[Summary], settings: &[Setting]) -> String {
     let width = label_width(settings);
     let mut out = format!(
         "{:<width$}  {:>8}  {:>13}  {:>8}  {:>13}  {:>10}\n",
-        "setting", "solved", "95% interval", "exact", "median epoch", "median s"
+        "setting", "exact", "95% interval", "solved", "median epoch", "median s"
     );
     for (summary, setting) in summaries.iter().zip(settings) {
         let (lo, hi) = summary.interval;
@@ -195,9 +205,9 @@ fn summary_table(summaries: &[Summary], settings: &[Setting]) -> String {
         out += &format!(
             "{:<width$}  {:>8}  {:>13}  {:>8}  {epochs:>13}  {wall:>10}\n",
             setting.label,
-            format!("{}/{}", summary.solved, summary.runs),
-            format!("{:.0}-{:.0}%", 100.0 * lo, 100.0 * hi),
             format!("{}/{}", summary.exact, summary.runs),
+            format!("{:.0}-{:.0}%", 100.0 * lo, 100.0 * hi),
+            format!("{}/{}", summary.solved, summary.runs),
         );
     }
     out
@@ -207,12 +217,15 @@ fn summary_table(summaries: &[Summary], settings: &[Setting]) -> String {
 struct RunRow<'a> {
     setting: &'a str,
     seed: u64,
+    /// Whether the kept model is exact on the fresh check: the run's success.
+    exact: bool,
+    exact_at: Option<usize>,
     solved_at: Option<usize>,
     epochs: usize,
     soft_loss: Option<f64>,
     hard_loss: Option<f64>,
     accuracy: Option<f64>,
-    /// The kept model's accuracy on the fresh grids of `logicars eval --seed 99 --batch 16`.
+    /// The kept model's accuracy on the fresh check (docs/recipes.md, "exact").
     fresh_accuracy: Option<f64>,
     wall_s: f64,
     error: Option<&'a str>,
@@ -223,11 +236,12 @@ struct RunRow<'a> {
 struct SettingSummary<'a> {
     setting: &'a str,
     runs: usize,
-    solved: usize,
-    /// Runs whose kept model got every bit of the fresh grids right.
+    /// Runs whose kept model is exact: the success rate, with its interval.
     exact: usize,
     interval_95: (f64, f64),
-    median_solved_epoch: Option<f64>,
+    /// Runs whose batch was right at some epoch, exact or not.
+    solved: usize,
+    median_exact_epoch: Option<f64>,
     median_wall_s: Option<f64>,
 }
 
@@ -246,6 +260,8 @@ fn run_rows<'a>(outcomes: &'a [Outcome], settings: &'a [Setting]) -> Vec<RunRow<
         .map(|o| RunRow {
             setting: &settings[o.setting].label,
             seed: o.seed,
+            exact: o.exact,
+            exact_at: o.exact_at,
             solved_at: o.solved_at,
             epochs: o.epochs,
             soft_loss: o.last.map(|m| m.soft_loss),
@@ -274,7 +290,7 @@ fn sweep_json(
             solved: s.solved,
             exact: s.exact,
             interval_95: s.interval,
-            median_solved_epoch: s.median_epochs,
+            median_exact_epoch: s.median_epochs,
             median_wall_s: s.median_wall_s,
         })
         .collect();
@@ -308,7 +324,7 @@ fn write_outputs(
     output::write_atomically(&dir.join("summary.txt"), summary.as_bytes())
         .context("writing summary.txt")?;
     let labels: Vec<String> = settings.iter().map(|s| s.label.clone()).collect();
-    let title = format!("{}: first solved epoch per run", task.name());
+    let title = format!("{}: epoch each run was found exact", task.name());
     let epochs_max = outcomes
         .iter()
         .map(|o| o.epochs)

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use logicars::evaluate::fresh::{fresh_check, FRESH_GRIDS, FRESH_SEED};
+use logicars::evaluate::fresh::fresh_check;
 use logicars::io::atomic::write_atomically;
 use logicars::io::checkpoint_file::{self, RunOutputs};
 use logicars::io::model_file;
@@ -27,7 +27,8 @@ pub struct End<'a> {
 
 impl End<'_> {
     /// The run is complete: the model and its pictures, and no checkpoint is left.
-    pub fn finished(&self, wall_s: f64, ran: usize) -> Result<()> {
+    /// Returns the saved model, for [`print_fresh_check`] once the trainer is gone.
+    pub fn finished(&self, wall_s: f64, ran: usize) -> Result<Model> {
         self.save_model_and_artefacts()?;
         self.remove_checkpoint()?;
         print_summary(&TrainSummary::of(self.history), wall_s, ran, self.outputs);
@@ -36,8 +37,7 @@ impl End<'_> {
             let starts = self.trainer.settings().recipe.starts;
             println!("start:        {}", choice_text(choice, starts));
         }
-        print_fresh_check(&self.trainer.kept_model(self.keep));
-        Ok(())
+        Ok(self.trainer.kept_model(self.keep))
     }
 
     /// A signal stopped the run after an epoch: write where it is, say how to go on.
@@ -132,24 +132,34 @@ fn write_artefacts(
     training_gif(model, seed, &dir.join("rollout.gif"))
 }
 
-/// Scores the saved model on inputs it did not train on, and says whether it is exact.
-fn print_fresh_check(model: &Model) {
+/// Scores the saved model on inputs it did not train on, and says whether it is exact
+/// (each probe is the grids of one `logicars eval` command). Run after the trainer is
+/// dropped: a probe of 64x64 grids would otherwise add its rollout to the run's peak.
+pub fn print_fresh_check(model: &Model) {
     let check = fresh_check(model);
-    let inputs = match check.every_input {
-        true => format!("all {} inputs", check.grids),
-        false => format!(
-            "{} fresh grids (logicars eval --seed {FRESH_SEED} --batch {FRESH_GRIDS})",
-            check.grids
-        ),
-    };
     let verdict = match check.exact() {
         true => "exact",
         false => "not exact: another --seed or more --epochs may find the rule (docs/recipes.md)",
     };
+    if check.every_input {
+        println!(
+            "fresh check:  {:.2}% of all {} inputs right, {verdict}",
+            100.0 * check.accuracy,
+            check.grids
+        );
+        return;
+    }
     println!(
-        "fresh check:  {:.2}% of {inputs} right, {verdict}",
+        "fresh check:  {:.2}% right, {verdict}",
         100.0 * check.accuracy
     );
+    for score in &check.scores {
+        println!(
+            "              {:.2}% of eval {}",
+            100.0 * (1.0 - score.wrong / score.bits),
+            score.probe.eval_flags()
+        );
+    }
 }
 
 /// `ran`: the epochs of this session (fewer than the run's when it was resumed).

@@ -172,7 +172,9 @@ impl Session {
             (None, Some(e), _) => end.diverged(&e),
             (None, None, Some(code)) if trainer.epochs_done() < epochs => end.interrupted(code),
             (None, None, _) => {
-                end.finished(wall, ran)?;
+                let kept = end.finished(wall, ran)?;
+                drop(trainer);
+                super::finish::print_fresh_check(&kept);
                 compute_time::report("train", clock.seconds(), ran, "epoch")
             }
         }

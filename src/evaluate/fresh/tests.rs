@@ -1,0 +1,97 @@
+use super::*;
+use crate::evaluate::batch::{evaluate, SoftLoss};
+use crate::model::config::TrainSettings;
+use crate::tasks::preset;
+
+/// The model a run of the preset starts from (as training builds it).
+fn fresh_model(mut config: ModelConfig, settings: &TrainSettings) -> Model {
+    config.parametrization = settings.recipe.parametrization;
+    let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
+    let mut model = Model::new(config, &mut rng).expect("a preset builds");
+    model.set_pass_through(settings.recipe.pass_through);
+    model
+}
+
+/// A preset's model with mixed ops, so that grids are scored differently.
+fn mixed_model(task: TaskKind) -> Model {
+    let (config, settings) = preset(task, true);
+    let mut model = fresh_model(config, &settings);
+    for (i, gate) in model.logits.iter_mut().enumerate() {
+        gate[i % gate.len()] += 20.0;
+    }
+    model
+}
+
+/// Each probe scores what one `evaluate` of all its grids scores (the grids of
+/// `logicars eval` with the probe's flags).
+#[test]
+fn a_probe_in_parts_equals_one_rollout_of_its_grids() {
+    for task in [TaskKind::Checkerboard, TaskKind::CheckerboardAsync] {
+        let model = mixed_model(task);
+        let check = fresh_check(&model);
+        assert!(!check.every_input);
+        assert_eq!(check.scores.len(), probes(&model.config).len());
+        for score in &check.scores {
+            let p = score.probe;
+            let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
+            let (init, masks) =
+                tasks::eval_batch(&model.config, p.batch, p.size, p.steps, &mut rng);
+            let skip = SoftLoss::Skip;
+            let whole = evaluate(&model, &init, p.steps, masks.as_ref(), skip, |_, _| {});
+            assert_eq!(score.wrong, whole.hard_loss, "{task:?} {p:?}");
+            assert!(whole.accuracy > 0.0 && whole.accuracy < 1.0, "{task:?}");
+        }
+    }
+}
+
+#[test]
+fn each_task_has_its_probes() {
+    let probes_of = |task| probes(&preset(task, false).0);
+    let board = probes_of(TaskKind::Checkerboard);
+    assert_eq!(
+        board[0].eval_flags(),
+        "--seed 99 --batch 16 --size 16x16 --steps 20"
+    );
+    assert_eq!(
+        board[1].eval_flags(),
+        "--seed 99 --batch 4 --size 64x64 --steps 80"
+    );
+    let seeds: Vec<u64> = probes_of(TaskKind::CheckerboardAsync)
+        .iter()
+        .map(|p| p.seed)
+        .collect();
+    assert_eq!(seeds, [99, 100, 101, 99]);
+    let lizard = probes_of(TaskKind::Lizard);
+    assert_eq!(
+        lizard.iter().map(|p| p.steps).collect::<Vec<_>>(),
+        [12, 24],
+        "the training step, and twice as many"
+    );
+    assert!(probes_of(TaskKind::Gol).is_empty());
+}
+
+/// The check that stops at the first wrong probe agrees with the whole check.
+#[test]
+fn the_short_check_agrees_with_the_whole_one() {
+    for task in [TaskKind::Checkerboard, TaskKind::Lizard] {
+        let model = mixed_model(task);
+        let whole = fresh_check(&model);
+        let short = check(&model, true);
+        assert_eq!(short.exact(), whole.exact());
+        assert_eq!(
+            short.scores.len(),
+            1,
+            "{task:?}: stops at the first wrong probe"
+        );
+        assert_eq!(short.scores[0], whole.scores[0]);
+    }
+}
+
+#[test]
+fn game_of_life_is_checked_on_every_board() {
+    let (config, settings) = preset(TaskKind::Gol, true);
+    let model = fresh_model(config, &settings);
+    let check = fresh_check(&model);
+    assert!(check.every_input);
+    assert_eq!(check.grids, 512);
+}
