@@ -183,6 +183,24 @@ fn asynchronous_periodic_rollout_gradient_matches_finite_differences() {
     check_asynchronous(tiny_config(4, Some(0.6), true), 13, 3);
 }
 
+#[test]
+fn masks_drawn_per_grid_give_the_gradient_of_finite_differences() {
+    let config = tiny_config(4, Some(0.6), false);
+    let cells = config.height * config.width;
+    let (model, init, target) = tiny_case(config.clone(), 15);
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let masks = FireMasks::draw_per_grid(config.steps, 2, cells, 0.6, &mut rng);
+    let grid = |g: usize| &masks.fires[g * cells..(g + 1) * cells];
+    assert_ne!(grid(0), grid(1), "the two grids fire differently");
+    check(
+        model,
+        init,
+        target,
+        Some(masks),
+        ActivationMemory::Recompute,
+    );
+}
+
 /// [`check`] of `config` (which fires at rate 0.6) under masks drawn from `mask_seed`.
 fn check_asynchronous(config: ModelConfig, seed: u64, mask_seed: u64) {
     let cells = config.height * config.width;

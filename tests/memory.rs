@@ -5,7 +5,6 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use logicars::automaton::frames::hard_last_frame;
-use logicars::automaton::masks::FireMasks;
 use logicars::automaton::soft::ActivationMemory;
 use logicars::model::task::TaskKind;
 use logicars::tasks::{self, preset};
@@ -113,31 +112,34 @@ fn hard_rollouts_allocate_about_their_estimate() {
     let (config, settings) = preset(TaskKind::CheckerboardAsync, false);
     let model = fresh_model(config, &settings).unwrap();
     let config = &model.config;
-    let size = RolloutSize {
-        batch: 4,
-        height: 64,
-        width: 64,
-        steps: 200,
-        loss_steps: 1,
-        memory: ActivationMemory::Recompute,
-        gradient: false,
-    };
-    let estimate = hard_bytes(config, &size).unwrap();
-    let before = IN_USE.load(Ordering::SeqCst);
-    PEAK.store(before, Ordering::SeqCst);
-    {
-        let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let init = tasks::eval_init(config.task, 4, 64, 64, config.channels, &mut rng);
-        let masks = FireMasks::draw(size.steps, 4, 64 * 64, 0.6, &mut rng);
-        hard_last_frame(&model, &init, size.steps, Some(&masks), None, |_| {});
+    for per_grid_masks in [false, true] {
+        let size = RolloutSize {
+            batch: 4,
+            height: 64,
+            width: 64,
+            steps: 200,
+            loss_steps: 1,
+            memory: ActivationMemory::Recompute,
+            gradient: false,
+            per_grid_masks,
+        };
+        let estimate = hard_bytes(config, &size).unwrap();
+        let before = IN_USE.load(Ordering::SeqCst);
+        PEAK.store(before, Ordering::SeqCst);
+        {
+            let mut rng = ChaCha8Rng::seed_from_u64(1);
+            let init = tasks::eval_init(config.task, 4, 64, 64, config.channels, &mut rng);
+            let masks = tasks::fire_masks(config, &init, size.steps, per_grid_masks, &mut rng);
+            hard_last_frame(&model, &init, size.steps, masks.as_ref(), None, |_| {});
+        }
+        let peak = (PEAK.load(Ordering::SeqCst) - before) as u64;
+        let ratio = estimate as f64 / peak as f64;
+        eprintln!("hard rollout (per-grid masks {per_grid_masks}): estimate {estimate}, peak {peak}, ratio {ratio:.3}");
+        assert!(
+            (0.95..=1.1).contains(&ratio),
+            "per-grid masks {per_grid_masks}: estimate {estimate} bytes, peak {peak}"
+        );
     }
-    let peak = (PEAK.load(Ordering::SeqCst) - before) as u64;
-    let ratio = estimate as f64 / peak as f64;
-    eprintln!("hard rollout: estimate {estimate}, peak {peak}, ratio {ratio:.3}");
-    assert!(
-        (0.95..=1.1).contains(&ratio),
-        "estimate {estimate} bytes, peak {peak}"
-    );
 }
 
 fn objectives_allocate_about_their_estimate() {
@@ -149,6 +151,7 @@ fn objectives_allocate_about_their_estimate() {
         loss_steps: 1,
         memory: ActivationMemory::Recompute,
         gradient: true,
+        per_grid_masks: false,
     };
     let cases = [
         (TaskKind::Checkerboard, training),

@@ -152,6 +152,28 @@ fn every_recipe_gives_the_same_log_for_one_and_two_threads() {
     );
 }
 
+/// Asynchronous training with fire masks drawn per grid of a batch of three: the same log
+/// for any thread count, and another log than masks the grids share.
+#[test]
+fn masks_drawn_per_grid_give_the_same_log_for_one_and_two_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = |threads: usize, per_grid: &str| {
+        let model = dir.path().join(format!("t{threads}{per_grid}/model.json"));
+        logicars()
+            .args(["train", "checkerboard-async", "--small", "--epochs", "20"])
+            .args(["--batch", "3", "--per-grid-masks", per_grid])
+            .args(["--threads", &threads.to_string(), "--save"])
+            .arg(&model)
+            .assert()
+            .success();
+        std::fs::read_to_string(model.with_file_name("metrics.csv")).unwrap()
+    };
+    let per_grid = log(1, "true");
+    assert_eq!(per_grid.lines().count(), 21, "{per_grid}");
+    assert_eq!(per_grid, log(2, "true"));
+    assert_ne!(per_grid, log(1, "false"));
+}
+
 #[test]
 fn small_checkerboard_reaches_full_hard_accuracy() {
     let dir = tempfile::tempdir().unwrap();

@@ -7,15 +7,20 @@ use rand::{Rng, RngExt};
 pub const PAPER_FIRE_RATE: f32 = 0.6;
 
 /// One draw per (step, cell), shared by the cell's channels and by every grid of the batch,
-/// as the paper's notebook does (its rollout is vectorised over the batch with one key).
-/// Soft and hard rollouts of one epoch share the masks.
+/// as the paper's notebook does (its rollout is vectorised over the batch with one key);
+/// or, drawn [per grid](FireMasks::draw_per_grid), one per (step, lane), so that a batch
+/// of several grids trains under several masks. Soft and hard rollouts of one epoch share
+/// the masks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FireMasks {
     /// Cells of one grid.
     pub cells: usize,
     /// Real lanes: `batch * cells`.
     pub lanes: usize,
-    /// `fires[t * cells + cell]`.
+    /// Lanes of one step's draws: `cells` when the grids share them, `lanes` when each
+    /// grid has its own.
+    pub period: usize,
+    /// `fires[t * period + lane % period]`.
     pub fires: Vec<bool>,
 }
 
@@ -28,18 +33,46 @@ impl FireMasks {
         fire_rate: f32,
         rng: &mut impl Rng,
     ) -> Self {
-        let fires = (0..steps * cells)
+        Self::with_period(steps, batch, cells, cells, fire_rate, rng)
+    }
+
+    /// Like [`FireMasks::draw`], with a draw for every cell of every grid.
+    pub fn draw_per_grid(
+        steps: usize,
+        batch: usize,
+        cells: usize,
+        fire_rate: f32,
+        rng: &mut impl Rng,
+    ) -> Self {
+        Self::with_period(steps, batch, cells, batch * cells, fire_rate, rng)
+    }
+
+    fn with_period(
+        steps: usize,
+        batch: usize,
+        cells: usize,
+        period: usize,
+        fire_rate: f32,
+        rng: &mut impl Rng,
+    ) -> Self {
+        let fires = (0..steps * period)
             .map(|_| rng.random::<f32>() <= fire_rate)
             .collect();
         FireMasks {
             cells,
             lanes: batch * cells,
+            period,
             fires,
         }
     }
 
-    /// The same masks for a batch of `batch` grids (every grid shares them).
+    /// The same masks for a batch of `batch` grids (every grid shares them; masks drawn
+    /// per grid are not shared).
     pub fn for_batch(&self, batch: usize) -> Self {
+        assert_eq!(
+            self.period, self.cells,
+            "masks drawn per grid are not shared"
+        );
         FireMasks {
             lanes: batch * self.cells,
             ..self.clone()
@@ -50,7 +83,7 @@ impl FireMasks {
     /// Padding lanes (beyond the real ones) always fire; nobody reads them.
     #[inline]
     pub fn fires(&self, step: usize, lane: usize) -> bool {
-        lane >= self.lanes || self.fires[step * self.cells + lane % self.cells]
+        lane >= self.lanes || self.fires[step * self.period + lane % self.period]
     }
 }
 
@@ -81,6 +114,24 @@ mod tests {
             "fresh draw per step"
         );
         assert!(masks.fires(0, 100), "padding lanes fire");
+    }
+
+    #[test]
+    fn masks_drawn_per_grid_differ_between_grids() {
+        let masks = FireMasks::draw_per_grid(2, 3, 25, 0.6, &mut ChaCha8Rng::seed_from_u64(1));
+        assert_eq!(masks.fires.len(), 2 * 3 * 25);
+        for step in 0..2 {
+            let grid = |g: usize| -> Vec<bool> {
+                (0..25).map(|c| masks.fires(step, g * 25 + c)).collect()
+            };
+            assert_ne!(grid(0), grid(1), "step {step}");
+            assert_ne!(grid(1), grid(2), "step {step}");
+            // Lane `l` of step `t` is draw `t * 75 + l`.
+            for lane in 0..75 {
+                assert_eq!(masks.fires(step, lane), masks.fires[step * 75 + lane]);
+            }
+        }
+        assert!(masks.fires(1, 75), "padding lanes fire");
     }
 
     #[test]

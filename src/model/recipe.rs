@@ -118,6 +118,11 @@ pub struct Recipe {
     /// wiring and initial parameters, and shows by the curriculum's end.
     #[serde(default = "one")]
     pub starts: usize,
+    /// Draw the asynchronous fire masks per grid of the batch, not one draw the grids
+    /// share (the notebook's, which trains with one grid), so that a batch of several
+    /// grids trains under several masks.
+    #[serde(default)]
+    pub per_grid_masks: bool,
 }
 
 /// The side of the `converge` recipe's curriculum: the largest square of at most half the
@@ -163,6 +168,7 @@ impl Recipe {
             curriculum_size: 0,
             curriculum_share: 0.0,
             starts: 1,
+            per_grid_masks: false,
         };
         let input_wise = Recipe {
             parametrization: Parametrization::InputWise,

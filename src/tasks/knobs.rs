@@ -189,6 +189,13 @@ pub static KNOBS: &[Knob] = &[
         target: Target::Number(|_, s| &mut s.recipe.hard_gates),
     },
     Knob {
+        key: "per-grid-masks",
+        value_name: "PER_GRID",
+        help: "Draw the asynchronous fire masks per grid of the batch, true or false, \
+               rather than one draw every grid shares [default: the recipe's, false]",
+        target: Target::Switch(|_, s| &mut s.recipe.per_grid_masks),
+    },
+    Knob {
         key: "curriculum-size",
         value_name: "SIDE",
         help: "Train the first --curriculum-share of the run on square grids of this side, \

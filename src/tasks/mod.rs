@@ -87,20 +87,26 @@ pub fn eval_batch(
     rng: &mut impl Rng,
 ) -> (Grids, Option<FireMasks>) {
     let init = eval_init(config.task, batch, height, width, config.channels, rng);
-    let masks = fire_masks(config, &init, steps, rng);
+    let masks = fire_masks(config, &init, steps, false, rng);
     (init, masks)
 }
 
 /// The fire masks of `steps` steps for `init`, from `rng`, when the task is
-/// asynchronous; none for synchronous ones.
+/// asynchronous (a draw per grid when `per_grid`, else one the grids share); none for
+/// synchronous ones.
 pub fn fire_masks(
     config: &ModelConfig,
     init: &Grids,
     steps: usize,
+    per_grid: bool,
     rng: &mut impl Rng,
 ) -> Option<FireMasks> {
     let rate = config.fire_rate?;
-    Some(FireMasks::draw(steps, init.batch, init.cells(), rate, rng))
+    let (batch, cells) = (init.batch, init.cells());
+    Some(match per_grid {
+        true => FireMasks::draw_per_grid(steps, batch, cells, rate, rng),
+        false => FireMasks::draw(steps, batch, cells, rate, rng),
+    })
 }
 
 /// What the target channels should hold after `steps` steps from `init`.

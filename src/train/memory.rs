@@ -30,6 +30,8 @@ pub struct RolloutSize {
     pub memory: ActivationMemory,
     /// Whether the backward pass runs (training), or only the forward (evaluation).
     pub gradient: bool,
+    /// Whether async fire masks are drawn per grid (else one draw the grids share).
+    pub per_grid_masks: bool,
 }
 
 impl RolloutSize {
@@ -44,6 +46,7 @@ impl RolloutSize {
             loss_steps: 1,
             memory: ActivationMemory::ForwardOnly,
             gradient: false,
+            per_grid_masks: false,
         }
     }
 
@@ -57,6 +60,7 @@ impl RolloutSize {
             loss_steps: settings.recipe.loss_steps,
             memory: ActivationMemory::default(),
             gradient: true,
+            per_grid_masks: settings.recipe.per_grid_masks,
         }
     }
 }
@@ -211,10 +215,11 @@ pub fn evaluation_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64>
     objective_bytes(config, size)?.checked_add(mask_bytes(config, size)?)
 }
 
-/// Async fire masks: one byte per (step, cell), shared by the batch.
+/// Async fire masks: one byte per (step, cell), shared by the batch or drawn per grid.
 fn mask_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
+    let grids = if size.per_grid_masks { size.batch } else { 1 };
     match config.fire_rate {
-        Some(_) => product(&[size.steps, size.height, size.width]),
+        Some(_) => product(&[size.steps, size.height, size.width, grids]),
         None => Some(0),
     }
 }

@@ -78,7 +78,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
             tasks::eval_init(config.task, args.batch, h, w, config.channels, &mut rng)
         }
     };
-    let masks = tasks::fire_masks(config, &init, steps, &mut rng);
+    let masks = tasks::fire_masks(config, &init, steps, false, &mut rng);
     let soft = if args.soft {
         SoftLoss::Compute
     } else {

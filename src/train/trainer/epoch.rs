@@ -84,8 +84,10 @@ impl Trainer {
         let init = self.initial_grids(epoch)?;
         let config = &self.model.config;
         let target = tasks::target(config, &init, config.steps);
-        let masks = tasks::fire_masks(config, &init, config.steps, &mut self.progress.data_rng);
         let s = &self.settings;
+        let per_grid = s.recipe.per_grid_masks;
+        let rng = &mut self.progress.data_rng;
+        let masks = tasks::fire_masks(config, &init, config.steps, per_grid, rng);
         let forward = match s.recipe.hardness(epoch, s.epochs) {
             0.0 => Forward::Soft,
             hardness => Forward::StraightThrough(hardness),
@@ -195,7 +197,8 @@ impl Trainer {
         let data_rng = &mut self.progress.data_rng;
         let small_init = tasks::training_init(config, self.settings.batch, data_rng);
         let small_target = tasks::target(config, &small_init, config.steps);
-        let small_masks = tasks::fire_masks(config, &small_init, config.steps, data_rng);
+        let per_grid = self.settings.recipe.per_grid_masks;
+        let small_masks = tasks::fire_masks(config, &small_init, config.steps, per_grid, data_rng);
         let objective = &mut curriculum.objective;
         prepare(objective, forward, sharpness, &self.noise, &self.hard_gates);
         let model = &self.model;
