@@ -104,6 +104,25 @@ fn bench_epochs(
     });
 }
 
+/// One epoch of each of the paper's other experiments with its default recipe: the
+/// growing tasks roll out 64 (coloured G) and 128 (lizard) channels per cell, where the
+/// checkerboard's 8 tuned the kernels.
+fn epoch_task(c: &mut Criterion) {
+    let mut group = c.benchmark_group("epoch-task");
+    group.sample_size(10);
+    let pool = pool(2);
+    for task in [
+        TaskKind::Lizard,
+        TaskKind::ColoredG,
+        TaskKind::CheckerboardAsync,
+    ] {
+        let (config, settings) = preset(task, false);
+        let trainer = pool.install(|| Trainer::from_seed(config, settings).unwrap());
+        bench_epochs(&mut group, task.name(), &pool, trainer);
+    }
+    group.finish();
+}
+
 /// One training epoch of the reference checkerboard: batch 2, 16x16, 20 steps,
 /// soft forward + BPTT + hard rollout + AdamW.
 fn epoch(c: &mut Criterion) {
@@ -228,5 +247,13 @@ fn layer(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, epoch, epoch_size, recipes, hard_rollout, layer);
+criterion_group!(
+    benches,
+    epoch,
+    epoch_size,
+    epoch_task,
+    recipes,
+    hard_rollout,
+    layer
+);
 criterion_main!(benches);

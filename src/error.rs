@@ -85,8 +85,9 @@ pub enum ConfigError {
         got: String,
     },
     #[error(
-        "{starts} starts need a curriculum: the run chooses among them when the \
-         curriculum ends (set --curriculum-size and --curriculum-share, or --starts 1)"
+        "{starts} starts need a time to choose among them: set --starts-share (a share of \
+         the run), or a curriculum (--curriculum-size and --curriculum-share), whose end \
+         is the time; or --starts 1"
     )]
     StartsWithoutCurriculum { starts: usize },
 }

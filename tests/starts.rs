@@ -8,14 +8,18 @@ use logicars::train::{EpochMetrics, Trainer};
 
 const EPOCHS: usize = 12;
 
-/// The small checkerboard preset with a curriculum on 4x4 grids for half the run (the
-/// choice comes after epoch 6), seeded `seed`, with `starts` starts, after `changes`.
+/// The small checkerboard preset seeded `seed`, with `starts` starts, after `changes`, and
+/// the choice after epoch 6: the end of a curriculum on 4x4 grids for half the run, or,
+/// when `changes` set no curriculum, half the run (`starts-share=0.5`).
 fn trainer(seed: u64, starts: usize, changes: &[&str]) -> Trainer {
     let (mut config, mut settings) = preset(TaskKind::Checkerboard, true);
     settings.epochs = EPOCHS;
     settings.seed = seed;
     let starts = format!("starts={starts}");
-    let base = ["curriculum-size=4", "curriculum-share=0.5", starts.as_str()];
+    let base = match changes.contains(&"curriculum-share=0") {
+        false => ["curriculum-size=4", "curriculum-share=0.5", starts.as_str()],
+        true => ["curriculum-share=0", "starts-share=0.5", starts.as_str()],
+    };
     for change in changes.iter().chain(&base) {
         let change: Override = change.parse().unwrap();
         change.apply(&mut config, &mut settings);
@@ -31,7 +35,12 @@ fn history(trainer: &mut Trainer) -> Vec<EpochMetrics> {
 fn each_start_trains_as_a_run_of_its_own_seed_and_the_leader_is_reported() {
     // Seed 7's lead passes from one start to another before the choice.
     let mut leads = Vec::new();
-    for (seed, changes) in [(7, &[][..]), (5, &["recipe=input-wise", "hard-gates=0.3"])] {
+    let cases = [
+        (7, &[][..]),
+        (5, &["recipe=input-wise", "hard-gates=0.3"]),
+        (5, &["recipe=input-wise", "curriculum-share=0"]),
+    ];
+    for (seed, changes) in cases {
         let mut several = trainer(seed, 3, changes);
         let got = history(&mut several);
         // The runs each start would be on its own, trained the whole run.
@@ -44,7 +53,7 @@ fn each_start_trains_as_a_run_of_its_own_seed_and_the_leader_is_reported() {
             .collect();
         let choice = *several
             .chosen()
-            .expect("the run chose by the curriculum's end");
+            .expect("the run chose by the curriculum's end, or half the run");
         assert!(choice.epoch <= EPOCHS / 2, "{choice:?}");
         assert_eq!(choice.seed, start_seed(seed, choice.start));
         for (e, m) in got.iter().enumerate() {
@@ -73,13 +82,28 @@ fn each_start_trains_as_a_run_of_its_own_seed_and_the_leader_is_reported() {
 }
 
 #[test]
-fn several_starts_without_a_curriculum_are_refused() {
+fn several_starts_without_a_time_to_choose_are_refused() {
     let (config, mut settings) = preset(TaskKind::Checkerboard, true);
     settings.recipe.curriculum_size = 0;
     settings.recipe.starts = 3;
-    let err = Trainer::from_seed(config, settings).err().unwrap();
+    let err = Trainer::from_seed(config.clone(), settings.clone())
+        .err()
+        .unwrap();
     assert!(
-        err.to_string().contains("3 starts need a curriculum"),
+        err.to_string()
+            .contains("3 starts need a time to choose among them: set --starts-share"),
         "{err}"
+    );
+    settings.recipe.starts_share = 0.25;
+    settings.epochs = 60;
+    let mut trainer = Trainer::from_seed(config, settings).unwrap();
+    for epoch in 1..=15 {
+        assert!(trainer.chosen().is_none(), "before epoch {epoch}");
+        trainer.epoch(epoch).unwrap();
+    }
+    assert_eq!(
+        trainer.chosen().map(|c| c.epoch),
+        Some(15),
+        "a quarter of 60"
     );
 }

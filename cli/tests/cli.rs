@@ -279,7 +279,8 @@ fn fails_with(args: &[&str], needle: &str) {
 fn starts_without_a_curriculum_are_a_one_line_error() {
     fails_with(
         &["train", "checkerboard", "--curriculum-share", "0"],
-        "4 starts need a curriculum: the run chooses among them when the curriculum ends",
+        "4 starts need a time to choose among them: set --starts-share (a share of the run), \
+         or a curriculum",
     );
     fails_with(
         &["train", "checkerboard", "--starts", "0"],

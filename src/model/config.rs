@@ -254,6 +254,7 @@ impl TrainSettings {
             ("sharpen", r.sharpen, above_zero, ABOVE_ZERO),
             ("hard-gates", r.hard_gates, share, SHARE_OF_GATES),
             ("curriculum-share", r.curriculum_share, share, SHARE_OF_RUN),
+            ("starts-share", r.starts_share, share, SHARE_OF_RUN),
         ];
         match numbers.into_iter().find(|&(_, x, ok, _)| !ok(x)) {
             Some((what, got, _, expected)) => Err(ConfigError::OutOfRange {
@@ -266,14 +267,14 @@ impl TrainSettings {
     }
 
     /// A curriculum needs a task defined at any size and grids smaller than the task's;
-    /// several starts need a curriculum.
+    /// several starts need a time to choose among them (a share, or the curriculum's end).
     fn validate_curriculum(&self, config: &ModelConfig) -> Result<(), ConfigError> {
         let starts = self.recipe.starts;
+        if starts > 1 && !self.recipe.starts_can_be_chosen() {
+            return Err(ConfigError::StartsWithoutCurriculum { starts });
+        }
         let Some(side) = self.recipe.curriculum() else {
-            return match starts {
-                1 => Ok(()),
-                _ => Err(ConfigError::StartsWithoutCurriculum { starts }),
-            };
+            return Ok(());
         };
         let task = config.task;
         let Some(period) = task.any_size_period() else {

@@ -118,6 +118,11 @@ pub struct Recipe {
     /// wiring and initial parameters, and shows by the curriculum's end.
     #[serde(default = "one")]
     pub starts: usize,
+    /// Share of the run after which it chooses among its starts (0: at the curriculum's
+    /// end). Without a curriculum the starts are compared at the task's own size: what
+    /// tells a good start from a bad one (a lower soft loss) shows long before the end.
+    #[serde(default)]
+    pub starts_share: f32,
     /// Draw the asynchronous fire masks per grid of the batch, not one draw the grids
     /// share (the notebook's, which trains with one grid), so that a batch of several
     /// grids trains under several masks.
@@ -168,6 +173,7 @@ impl Recipe {
             curriculum_size: 0,
             curriculum_share: 0.0,
             starts: 1,
+            starts_share: 0.0,
             per_grid_masks: false,
         };
         let input_wise = Recipe {
@@ -226,6 +232,23 @@ impl Recipe {
     pub fn curriculum_side(&self, epoch: usize, epochs: usize) -> Option<usize> {
         let last = (epochs as f64 * f64::from(self.curriculum_share)).round() as usize;
         self.curriculum().filter(|_| epoch <= last)
+    }
+
+    /// Whether the run chooses among its starts after `epoch` (1-based) of `epochs`: at
+    /// the [`starts_share`](Self::starts_share) of the run, or else when the curriculum
+    /// ends.
+    pub fn chooses_start_after(&self, epoch: usize, epochs: usize) -> bool {
+        if self.starts_share > 0.0 {
+            let last = (epochs as f64 * f64::from(self.starts_share)).round() as usize;
+            return epoch >= last.max(1);
+        }
+        self.curriculum_side(epoch + 1, epochs).is_none()
+    }
+
+    /// Whether the recipe's starts have a time to be chosen among (a share of the run,
+    /// or a curriculum's end).
+    pub fn starts_can_be_chosen(&self) -> bool {
+        self.starts_share > 0.0 || self.curriculum().is_some()
     }
 
     /// The side of the curriculum's grids, when the recipe has a curriculum.

@@ -213,10 +213,18 @@ pub static KNOBS: &[Knob] = &[
     Knob {
         key: "starts",
         value_name: "N",
-        help: "Train this many models, each wired and initialised from its own seed, through \
-               the curriculum and go on with the one that leads at its end (or the first \
-               whose hard circuit is perfect); needs a curriculum [default: the recipe's]",
+        help: "Train this many models, each wired and initialised from its own seed, side by \
+               side until --starts-share of the run (or the curriculum's end) and go on with \
+               the one that leads then (or the first whose hard circuit is perfect) \
+               [default: the recipe's]",
         target: Target::Count(|_, s| &mut s.recipe.starts),
+    },
+    Knob {
+        key: "starts-share",
+        value_name: "SHARE",
+        help: "Share of the run after which the run chooses among its --starts, 0 to 1; 0: \
+               at the curriculum's end [default: the recipe's, 0]",
+        target: Target::Number(|_, s| &mut s.recipe.starts_share),
     },
 ];
 

@@ -190,12 +190,12 @@ fn start_bytes(config: &ModelConfig) -> Option<u64> {
 /// the two objectives share).
 pub fn training_run_bytes(config: &ModelConfig, settings: &TrainSettings) -> Option<u64> {
     let run = training_bytes(config, &RolloutSize::training(config, settings))?;
-    let Some(small) = settings.curriculum_config(config) else {
-        return Some(run);
-    };
-    let small = evaluation_bytes(&small, &RolloutSize::training(&small, settings))?;
     let rival = start_bytes(config)?.checked_add(wiring_bytes(config)?)?;
     let rivals = rival.checked_mul(settings.recipe.starts.max(1) as u64 - 1)?;
+    let Some(small) = settings.curriculum_config(config) else {
+        return run.checked_add(rivals);
+    };
+    let small = evaluation_bytes(&small, &RolloutSize::training(&small, settings))?;
     run.checked_add(small)?.checked_add(rivals)
 }
 

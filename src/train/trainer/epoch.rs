@@ -128,8 +128,9 @@ impl Trainer {
     }
 
     /// Runs `epoch` for every start; the one that leads ([`starts::leader`]) becomes the
-    /// model, and the run chooses it when it is perfect or the curriculum ends. A start
-    /// that fails is dropped while others remain.
+    /// model, and the run chooses it when it is perfect or its time to choose has come
+    /// ([`Recipe::chooses_start_after`](crate::model::recipe::Recipe::chooses_start_after)).
+    /// A start that fails is dropped while others remain.
     fn epoch_of_starts(&mut self, epoch: usize) -> Result<Metrics, TrainError> {
         let mut rivals = std::mem::take(&mut self.rivals);
         let own = (self.progress.start, self.start_epoch(epoch));
@@ -155,9 +156,9 @@ impl Trainer {
         let metrics = scored.iter().find(|&&(s, _)| s == lead).map(|&(_, m)| m);
         let metrics = metrics.expect("the leader was scored");
         let s = &self.settings;
-        let curriculum_ends = s.recipe.curriculum_side(epoch + 1, s.epochs).is_none();
+        let time_to_choose = s.recipe.chooses_start_after(epoch, s.epochs);
         let perfect = metrics.hard_loss == 0.0;
-        if perfect || curriculum_ends || rivals.is_empty() {
+        if perfect || time_to_choose || rivals.is_empty() {
             self.chosen = Some(Choice {
                 start: lead,
                 seed: starts::start_seed(s.seed, lead),

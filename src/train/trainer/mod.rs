@@ -60,7 +60,7 @@ impl Trainer {
 
     pub fn with_memory(model: Model, settings: TrainSettings, memory: ActivationMemory) -> Self {
         let mut trainer = Self::one_start(model, settings, memory);
-        if trainer.curriculum.is_some() {
+        if trainer.settings.recipe.starts_can_be_chosen() {
             let (config, settings) = (&trainer.model.config, &trainer.settings);
             trainer.rivals = (1..settings.recipe.starts)
                 .map(|start| rival(start, config, settings))
