@@ -69,6 +69,11 @@ pub enum ConfigError {
     )]
     CurriculumTask { task: &'static str },
     #[error(
+        "--hold-steps asks the target to hold after the task's steps, which gol's target \
+         does not (it is the board one generation on)"
+    )]
+    HoldSteps,
+    #[error(
         "the curriculum's grids ({side}x{side}) must be smaller than the task's \
          ({height}x{width}) by a multiple of {period} cells, the pattern's period"
     )]

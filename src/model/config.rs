@@ -269,6 +269,9 @@ impl TrainSettings {
     /// A curriculum needs a task defined at any size and grids smaller than the task's;
     /// several starts need a time to choose among them (a share, or the curriculum's end).
     fn validate_curriculum(&self, config: &ModelConfig) -> Result<(), ConfigError> {
+        if self.recipe.hold_steps > 0 && config.task == TaskKind::Gol {
+            return Err(ConfigError::HoldSteps);
+        }
         let starts = self.recipe.starts;
         if starts > 1 && !self.recipe.starts_can_be_chosen() {
             return Err(ConfigError::StartsWithoutCurriculum { starts });
@@ -290,6 +293,17 @@ impl TrainSettings {
             });
         }
         Ok(())
+    }
+
+    /// Steps of a training rollout of `config`: the task's and the recipe's hold steps.
+    pub fn rollout_steps(&self, config: &ModelConfig) -> usize {
+        config.steps + self.recipe.hold_steps
+    }
+
+    /// States whose soft loss a training rollout sums: the recipe's loss steps, and one
+    /// per hold step.
+    pub fn loss_states(&self) -> usize {
+        self.recipe.loss_steps + self.recipe.hold_steps
     }
 
     /// The curriculum's smaller model config, when the recipe has one.

@@ -123,6 +123,11 @@ pub struct Recipe {
     /// tells a good start from a bad one (a lower soft loss) shows long before the end.
     #[serde(default)]
     pub starts_share: f32,
+    /// Steps the rollout runs on after the task's, over which the target must hold: the
+    /// soft loss is summed over every state from the task's step to the last (0: none).
+    /// A pattern trained at one step only is often right at that step alone.
+    #[serde(default)]
+    pub hold_steps: usize,
     /// Draw the asynchronous fire masks per grid of the batch, not one draw the grids
     /// share (the notebook's, which trains with one grid), so that a batch of several
     /// grids trains under several masks.
@@ -174,6 +179,7 @@ impl Recipe {
             curriculum_share: 0.0,
             starts: 1,
             starts_share: 0.0,
+            hold_steps: 0,
             per_grid_masks: false,
         };
         let input_wise = Recipe {

@@ -189,6 +189,14 @@ pub static KNOBS: &[Knob] = &[
         target: Target::Number(|_, s| &mut s.recipe.hard_gates),
     },
     Knob {
+        key: "hold-steps",
+        value_name: "K",
+        help: "Run the rollout K steps past the task's and sum the soft loss over every \
+               state from the task's step on, so the target must hold (not gol) \
+               [default: the recipe's, 0]",
+        target: Target::Count(|_, s| &mut s.recipe.hold_steps),
+    },
+    Knob {
         key: "per-grid-masks",
         value_name: "PER_GRID",
         help: "Draw the asynchronous fire masks per grid of the batch, true or false, \

@@ -85,9 +85,9 @@ impl Trainer {
         let config = &self.model.config;
         let target = tasks::target(config, &init, config.steps);
         let s = &self.settings;
-        let per_grid = s.recipe.per_grid_masks;
+        let (per_grid, steps) = (s.recipe.per_grid_masks, s.rollout_steps(config));
         let rng = &mut self.progress.data_rng;
-        let masks = tasks::fire_masks(config, &init, config.steps, per_grid, rng);
+        let masks = tasks::fire_masks(config, &init, steps, per_grid, rng);
         let forward = match s.recipe.hardness(epoch, s.epochs) {
             0.0 => Forward::Soft,
             hardness => Forward::StraightThrough(hardness),
@@ -198,8 +198,11 @@ impl Trainer {
         let data_rng = &mut self.progress.data_rng;
         let small_init = tasks::training_init(config, self.settings.batch, data_rng);
         let small_target = tasks::target(config, &small_init, config.steps);
-        let per_grid = self.settings.recipe.per_grid_masks;
-        let small_masks = tasks::fire_masks(config, &small_init, config.steps, per_grid, data_rng);
+        let (per_grid, steps) = (
+            self.settings.recipe.per_grid_masks,
+            self.settings.rollout_steps(config),
+        );
+        let small_masks = tasks::fire_masks(config, &small_init, steps, per_grid, data_rng);
         let objective = &mut curriculum.objective;
         prepare(objective, forward, sharpness, &self.noise, &self.hard_gates);
         let model = &self.model;

@@ -61,7 +61,8 @@ pub(super) fn new_objective(
     memory: ActivationMemory,
 ) -> Objective {
     let shape = (config.height, config.width);
-    let mut objective = Objective::new(model, settings.batch, shape, config.steps, memory);
-    objective.set_loss_steps(settings.recipe.loss_steps);
+    let steps = settings.rollout_steps(config);
+    let mut objective = Objective::new(model, settings.batch, shape, steps, memory);
+    objective.set_loss_steps(settings.loss_states());
     objective
 }

@@ -1,0 +1,41 @@
+//! Hold steps: the rollout runs past the task's steps and the soft loss sums every state
+//! from the task's step on, so that a pattern must persist rather than pass.
+
+use logicars::model::task::TaskKind;
+use logicars::tasks::{preset, Override};
+use logicars::train::{EpochMetrics, Trainer};
+
+/// The small coloured G with the paper's recipe and `changes`, for 3 epochs.
+fn history(changes: &[&str]) -> Vec<EpochMetrics> {
+    let (mut config, mut settings) = preset(TaskKind::ColoredG, true);
+    settings.epochs = 3;
+    for change in ["recipe=paper"].iter().chain(changes) {
+        let change: Override = change.parse().unwrap();
+        change.apply(&mut config, &mut settings);
+    }
+    let mut trainer = Trainer::from_seed(config, settings).unwrap();
+    (1..=3).map(|e| trainer.epoch(e).unwrap()).collect()
+}
+
+/// Holding the 15 steps' target for 5 more trains as a 20-step task whose loss sums its
+/// last 6 states: the same losses, bit for bit.
+#[test]
+fn holding_is_a_longer_rollout_whose_loss_sums_the_held_states() {
+    let held = history(&["hold-steps=5"]);
+    let longer = history(&["steps=20", "loss-steps=6"]);
+    assert_eq!(held, longer);
+    let plain = history(&[]);
+    assert_ne!(held[0].metrics.soft_loss, plain[0].metrics.soft_loss);
+}
+
+#[test]
+fn game_of_life_has_nothing_to_hold() {
+    let (mut config, mut settings) = preset(TaskKind::Gol, true);
+    let change: Override = "hold-steps=2".parse().unwrap();
+    change.apply(&mut config, &mut settings);
+    let err = Trainer::from_seed(config, settings).err().unwrap();
+    assert!(
+        err.to_string().starts_with("--hold-steps asks the target"),
+        "{err}"
+    );
+}
