@@ -39,3 +39,30 @@ fn game_of_life_has_nothing_to_hold() {
         "{err}"
     );
 }
+
+/// With `hold-from`, the epochs before its share run as without hold steps and those after
+/// as with them; the kept model is one the hold phase scored, and a run resumed within
+/// the phase goes on as one never stopped.
+#[test]
+fn the_hold_phase_starts_at_its_share_and_resumes_exactly() {
+    let (mut config, mut settings) = preset(TaskKind::ColoredG, true);
+    settings.epochs = 4;
+    for change in ["recipe=paper", "hold-steps=5", "hold-from=0.5"] {
+        let change: Override = change.parse().unwrap();
+        change.apply(&mut config, &mut settings);
+    }
+    let mut trainer = Trainer::from_seed(config.clone(), settings.clone()).unwrap();
+    let phased: Vec<EpochMetrics> = (1..=3).map(|e| trainer.epoch(e).unwrap()).collect();
+    let plain = history(&[]);
+    assert_eq!(phased[..2], plain[..2], "no hold in the first half");
+    assert_ne!(phased[2], plain[2]);
+    assert_eq!(
+        trainer.best().unwrap().epoch,
+        3,
+        "the best is the hold phase's"
+    );
+    let (state, model) = (trainer.state(), trainer.model.clone());
+    let fourth = trainer.epoch(4).unwrap();
+    let mut resumed = Trainer::resume(model, settings, state).unwrap();
+    assert_eq!(resumed.epoch(4).unwrap(), fourth);
+}

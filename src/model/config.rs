@@ -255,6 +255,7 @@ impl TrainSettings {
             ("hard-gates", r.hard_gates, share, SHARE_OF_GATES),
             ("curriculum-share", r.curriculum_share, share, SHARE_OF_RUN),
             ("starts-share", r.starts_share, share, SHARE_OF_RUN),
+            ("hold-from", r.hold_from, share, SHARE_OF_RUN),
         ];
         match numbers.into_iter().find(|&(_, x, ok, _)| !ok(x)) {
             Some((what, got, _, expected)) => Err(ConfigError::OutOfRange {
@@ -295,15 +296,24 @@ impl TrainSettings {
         Ok(())
     }
 
-    /// Steps of a training rollout of `config`: the task's and the recipe's hold steps.
-    pub fn rollout_steps(&self, config: &ModelConfig) -> usize {
-        config.steps + self.recipe.hold_steps
+    /// Steps of a training rollout of `config`, holding or not: the task's, and the
+    /// recipe's hold steps when `hold`.
+    pub fn rollout_steps(&self, config: &ModelConfig, hold: bool) -> usize {
+        config.steps + self.held_steps(hold)
     }
 
-    /// States whose soft loss a training rollout sums: the recipe's loss steps, and one
-    /// per hold step.
-    pub fn loss_states(&self) -> usize {
-        self.recipe.loss_steps + self.recipe.hold_steps
+    /// States whose soft loss a training rollout sums, holding or not: the recipe's loss
+    /// steps, and one per hold step when `hold`.
+    pub fn loss_states(&self, hold: bool) -> usize {
+        self.recipe.loss_steps + self.held_steps(hold)
+    }
+
+    fn held_steps(&self, hold: bool) -> usize {
+        if hold {
+            self.recipe.hold_steps
+        } else {
+            0
+        }
     }
 
     /// The curriculum's smaller model config, when the recipe has one.

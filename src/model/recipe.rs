@@ -128,6 +128,11 @@ pub struct Recipe {
     /// A pattern trained at one step only is often right at that step alone.
     #[serde(default)]
     pub hold_steps: usize,
+    /// Share of the run after which the hold steps apply (0: from the start). Before it
+    /// the rollout stops at the task's step: the pattern is learned first, at the cost
+    /// of the shorter rollout, and made to persist after.
+    #[serde(default)]
+    pub hold_from: f32,
     /// Draw the asynchronous fire masks per grid of the batch, not one draw the grids
     /// share (the notebook's, which trains with one grid), so that a batch of several
     /// grids trains under several masks.
@@ -180,6 +185,7 @@ impl Recipe {
             starts: 1,
             starts_share: 0.0,
             hold_steps: 0,
+            hold_from: 0.0,
             per_grid_masks: false,
         };
         let input_wise = Recipe {
@@ -249,6 +255,16 @@ impl Recipe {
             return epoch >= last.max(1);
         }
         self.curriculum_side(epoch + 1, epochs).is_none()
+    }
+
+    /// Whether `epoch` (1-based) of `epochs` runs the hold steps.
+    pub fn holds_at(&self, epoch: usize, epochs: usize) -> bool {
+        self.hold_steps > 0 && epoch > self.first_hold_epoch(epochs) - 1
+    }
+
+    /// The first epoch that runs the hold steps (when the recipe has them).
+    pub fn first_hold_epoch(&self, epochs: usize) -> usize {
+        (epochs as f64 * f64::from(self.hold_from)).round() as usize + 1
     }
 
     /// Whether the recipe's starts have a time to be chosen among (a share of the run,

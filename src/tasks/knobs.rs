@@ -197,6 +197,13 @@ pub static KNOBS: &[Knob] = &[
         target: Target::Count(|_, s| &mut s.recipe.hold_steps),
     },
     Knob {
+        key: "hold-from",
+        value_name: "SHARE",
+        help: "Share of the run after which the --hold-steps apply, 0 to 1; before it the \
+               rollout stops at the task's step [default: the recipe's, 0]",
+        target: Target::Number(|_, s| &mut s.recipe.hold_from),
+    },
+    Knob {
         key: "per-grid-masks",
         value_name: "PER_GRID",
         help: "Draw the asynchronous fire masks per grid of the batch, true or false, \

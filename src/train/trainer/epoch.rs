@@ -14,6 +14,7 @@ use crate::train::error::TrainError;
 use crate::train::objective::{Gradient, Metrics, Objective};
 use crate::train::starts::{self, Rival};
 use crate::train::state::Choice;
+use crate::train::trainer::setup;
 use crate::train::trainer::{EpochMetrics, Trainer};
 
 impl Trainer {
@@ -81,11 +82,15 @@ impl Trainer {
 
     /// [`Self::epoch`] of the model's own start.
     fn start_epoch(&mut self, epoch: usize) -> Result<Metrics, TrainError> {
+        self.enter_hold_phase(epoch);
         let init = self.initial_grids(epoch)?;
         let config = &self.model.config;
         let target = tasks::target(config, &init, config.steps);
         let s = &self.settings;
-        let (per_grid, steps) = (s.recipe.per_grid_masks, s.rollout_steps(config));
+        let (per_grid, steps) = (
+            s.recipe.per_grid_masks,
+            s.rollout_steps(config, self.holding),
+        );
         let rng = &mut self.progress.data_rng;
         let masks = tasks::fire_masks(config, &init, steps, per_grid, rng);
         let forward = match s.recipe.hardness(epoch, s.epochs) {
@@ -171,6 +176,23 @@ impl Trainer {
         Ok(metrics)
     }
 
+    /// From the recipe's hold share on, the objective rolls out the hold steps too (built
+    /// once, when the phase starts or a resumed run is in it). The best model so far was
+    /// scored without them, so the phase's first epoch starts the best afresh: the run
+    /// keeps a model that holds the target.
+    fn enter_hold_phase(&mut self, epoch: usize) {
+        let s = &self.settings;
+        if s.recipe.hold_steps > 0 && epoch == s.recipe.first_hold_epoch(s.epochs) {
+            // Each start's, as each start's epoch runs.
+            self.progress.best = None;
+        }
+        if !self.holding && s.recipe.holds_at(epoch, s.epochs) {
+            let config = &self.model.config;
+            self.objective = setup::new_objective(&self.model, config, s, self.memory, true);
+            self.holding = true;
+        }
+    }
+
     /// Exchanges the model, its progress and the wiring the objectives run with a
     /// rival's.
     fn swap(&mut self, rival: &mut Rival) {
@@ -200,7 +222,7 @@ impl Trainer {
         let small_target = tasks::target(config, &small_init, config.steps);
         let (per_grid, steps) = (
             self.settings.recipe.per_grid_masks,
-            self.settings.rollout_steps(config),
+            self.settings.rollout_steps(config, self.holding),
         );
         let small_masks = tasks::fire_masks(config, &small_init, steps, per_grid, data_rng);
         let objective = &mut curriculum.objective;

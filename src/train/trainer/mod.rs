@@ -45,6 +45,10 @@ pub struct Trainer {
     rivals: Vec<Rival>,
     /// The start the run went on with, once it chose.
     chosen: Option<Choice>,
+    /// Whether the objectives run the recipe's hold steps (from its hold share on).
+    holding: bool,
+    /// How activations are kept, for objectives built later (the hold phase's).
+    memory: ActivationMemory,
 }
 
 impl Trainer {
@@ -71,11 +75,12 @@ impl Trainer {
 
     /// The trainer of `model` as start 0, without the recipe's other starts.
     fn one_start(model: Model, settings: TrainSettings, memory: ActivationMemory) -> Self {
-        let objective = new_objective(&model, &model.config, &settings, memory);
+        let holding = settings.recipe.holds_at(1, settings.epochs);
+        let objective = new_objective(&model, &model.config, &settings, memory, holding);
         let curriculum = settings
             .curriculum_config(&model.config)
             .map(|config| Curriculum {
-                objective: new_objective(&model, &config, &settings, memory),
+                objective: new_objective(&model, &config, &settings, memory, holding),
                 config,
             });
         Trainer {
@@ -89,6 +94,8 @@ impl Trainer {
             epochs_done: 0,
             rivals: Vec::new(),
             chosen: None,
+            holding,
+            memory,
             model,
         }
     }

@@ -53,16 +53,18 @@ pub(super) fn rival(start: usize, config: &ModelConfig, settings: &TrainSettings
     }
 }
 
-/// The objective of `model` (compiled to its wiring) on the grids of `config`.
+/// The objective of `model` (compiled to its wiring) on the grids of `config`, its
+/// rollout running the recipe's hold steps when `hold`.
 pub(super) fn new_objective(
     model: &Model,
     config: &ModelConfig,
     settings: &TrainSettings,
     memory: ActivationMemory,
+    hold: bool,
 ) -> Objective {
     let shape = (config.height, config.width);
-    let steps = settings.rollout_steps(config);
+    let steps = settings.rollout_steps(config, hold);
     let mut objective = Objective::new(model, settings.batch, shape, steps, memory);
-    objective.set_loss_steps(settings.loss_states());
+    objective.set_loss_steps(settings.loss_states(hold));
     objective
 }
