@@ -218,7 +218,7 @@ fn keep_chooses_the_best_or_the_last_parameters() {
     for out in [&best_out, &last_out] {
         assert!(
             out.contains("% of eval --seed 99 --batch 16 --size 8x8 --steps 12")
-                && out.contains("% of eval --seed 99 --batch 4 --size 64x64 --steps 80"),
+                && out.contains("% of eval --seed 99 --batch 4 --size 32x32 --steps 48"),
             "the saved model is checked: {out}"
         );
     }

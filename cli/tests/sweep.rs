@@ -59,7 +59,7 @@ fn a_sweep_counts_exact_runs_per_setting() {
 }
 
 /// The wrong bits `eval` reports on the exact check's probes (`--seed 99 --batch 16`, and
-/// four 64x64 grids for 80 steps) for the model `train` keeps from seed 25 of the small
+/// four 32x32 grids for 48 steps: 4x the side and the steps) for the model `train` keeps from seed 25 of the small
 /// checkerboard after `epochs` epochs (as a sweep run that stops there keeps).
 fn eval_of_small_seed_25(dir: &std::path::Path, epochs: usize) -> [f64; 2] {
     let model = dir.join("seed25/model.json");

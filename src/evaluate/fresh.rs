@@ -3,9 +3,13 @@
 //! wrong rules), so a run's kept model is scored on every input the task has where there
 //! are few enough (Game of Life's 512 boards), or else on fixed probes, each the grids of
 //! one `logicars eval` command:
-//! - the checkerboard: 16 fresh grids of the training size, and 4 fresh 64x64 grids for 80
-//!   steps (the rule must hold on a larger grid);
-//! - the asynchronous checkerboard: the same, under the fire masks of three seeds;
+//! - the checkerboard: 16 fresh grids of the training size, and 4 fresh grids of 4x its side
+//!   for 4x its steps (the reference 16x16 in 20 steps: 64x64 for 80 steps), as the paper's
+//!   test of a larger grid;
+//! - the asynchronous checkerboard: the same, the training-size grids under the fire masks
+//!   of three seeds (its 14x14 in 50 steps: 56x56 for 200 steps; the pattern spreads from
+//!   the border at about the fire rate's cells per step, so a right rule draws 64x64 in
+//!   about 250 steps, not 80);
 //! - the growing tasks (pattern, lizard, coloured G): the target at the training step, and
 //!   still at twice the steps (the pattern must persist).
 
@@ -22,10 +26,10 @@ use crate::tasks;
 /// The grids of the first probe: `logicars eval --model M --seed 99 --batch 16`.
 pub const FRESH_GRIDS: usize = 16;
 pub const FRESH_SEED: u64 = 99;
-/// The larger grid of the checkerboard tasks' probes, and its steps.
-pub const LARGE_SIZE: usize = 64;
-pub const LARGE_STEPS: usize = 80;
+/// The checkerboard tasks' larger probe: its grids, and the factor on the training grid's
+/// side and steps.
 pub const LARGE_GRIDS: usize = 4;
+pub const LARGE_FACTOR: usize = 4;
 /// Seeds of the asynchronous task's probes: each draws its own grids and fire masks.
 pub const ASYNC_SEEDS: [u64; 3] = [FRESH_SEED, FRESH_SEED + 1, FRESH_SEED + 2];
 
@@ -62,8 +66,8 @@ pub fn probes(config: &ModelConfig) -> Vec<Probe> {
     let large = at(
         FRESH_SEED,
         LARGE_GRIDS,
-        (LARGE_SIZE, LARGE_SIZE),
-        LARGE_STEPS,
+        (LARGE_FACTOR * own.0, LARGE_FACTOR * own.1),
+        LARGE_FACTOR * config.steps,
     );
     match config.task {
         TaskKind::Gol => Vec::new(),

@@ -56,11 +56,13 @@ fn each_task_has_its_probes() {
         board[1].eval_flags(),
         "--seed 99 --batch 4 --size 64x64 --steps 80"
     );
-    let seeds: Vec<u64> = probes_of(TaskKind::CheckerboardAsync)
-        .iter()
-        .map(|p| p.seed)
-        .collect();
+    let not_sync = probes_of(TaskKind::CheckerboardAsync);
+    let seeds: Vec<u64> = not_sync.iter().map(|p| p.seed).collect();
     assert_eq!(seeds, [99, 100, 101, 99]);
+    assert_eq!(
+        not_sync[3].eval_flags(),
+        "--seed 99 --batch 4 --size 56x56 --steps 200"
+    );
     let lizard = probes_of(TaskKind::Lizard);
     assert_eq!(
         lizard.iter().map(|p| p.steps).collect::<Vec<_>>(),
