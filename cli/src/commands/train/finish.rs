@@ -109,7 +109,7 @@ impl End<'_> {
 pub(super) fn choice_text(choice: &Choice, starts: usize) -> String {
     let why = match choice.perfect {
         true => "its hard circuit was perfect",
-        false => "lowest soft loss at the curriculum's end",
+        false => "lowest soft loss when the run chose",
     };
     format!(
         "going on with start {} of {starts} (seed {}): {why}",
