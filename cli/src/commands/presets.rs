@@ -164,6 +164,9 @@ fn recipe(r: &Recipe) -> String {
     if r.starts > 1 {
         changes.push(format!("{} starts", r.starts));
     }
+    if r.hold_steps > 0 {
+        changes.push(format!("hold {} steps", r.hold_steps));
+    }
     match (changes.is_empty(), r.name) {
         (true, RecipeName::Paper) => "paper".to_string(),
         (true, name) => format!("{} (the paper's settings)", name.name()),
