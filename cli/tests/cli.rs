@@ -124,6 +124,10 @@ fn every_recipe_gives_the_same_log_for_one_and_two_threads() {
         "0.3",
         "--starts",
         "2",
+        "--hold-steps",
+        "3",
+        "--hold-from",
+        "0.2",
     ];
     let logs: Vec<String> = [1, 2]
         .iter()

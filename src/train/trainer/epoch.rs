@@ -187,8 +187,12 @@ impl Trainer {
             self.progress.best = None;
         }
         if !self.holding && s.recipe.holds_at(epoch, s.epochs) {
-            let config = &self.model.config;
-            self.objective = setup::new_objective(&self.model, config, s, self.memory, true);
+            let (model, memory) = (&self.model, self.memory);
+            self.objective = setup::new_objective(model, &model.config, s, memory, true);
+            if let Some(curriculum) = &mut self.curriculum {
+                let config = &curriculum.config;
+                curriculum.objective = setup::new_objective(model, config, s, memory, true);
+            }
             self.holding = true;
         }
     }
