@@ -3,11 +3,13 @@
 //! wrong rules), so a run's kept model is scored on every input the task has where there
 //! are few enough (Game of Life's 512 boards), or else on fixed probes, each the grids of
 //! one `logicars eval` command:
-//! - the checkerboard: 16 fresh grids of the training size, and 4 fresh grids of 4x its side
-//!   for 4x its steps (the reference 16x16 in 20 steps: 64x64 for 80 steps), as the paper's
-//!   test of a larger grid;
+//! - the checkerboard: 16 fresh grids of the training size, and 4 fresh grids of about 4x
+//!   its side for 4x its steps (the reference 16x16 in 20 steps: 64x64 for 80 steps), as
+//!   the paper's test of a larger grid. The side is 4x, or the next one that differs from
+//!   the training side by a multiple of 4, so that a rule anchoring its squares on the
+//!   far border draws the target's phase there as it did in training;
 //! - the asynchronous checkerboard: the same, the training-size grids under the fire masks
-//!   of three seeds (its 14x14 in 50 steps: 56x56 for 200 steps; the pattern spreads from
+//!   of three seeds (its 14x14 in 50 steps: 58x58 for 200 steps; the pattern spreads from
 //!   the border at about the fire rate's cells per step, so a right rule draws 64x64 in
 //!   about 250 steps, not 80);
 //! - the growing tasks (pattern, lizard, coloured G): the target at the training step, and
@@ -66,7 +68,7 @@ pub fn probes(config: &ModelConfig) -> Vec<Probe> {
     let large = at(
         FRESH_SEED,
         LARGE_GRIDS,
-        (LARGE_FACTOR * own.0, LARGE_FACTOR * own.1),
+        (larger_side(own.0), larger_side(own.1)),
         LARGE_FACTOR * config.steps,
     );
     match config.task {
@@ -82,6 +84,13 @@ pub fn probes(config: &ModelConfig) -> Vec<Probe> {
             at(FRESH_SEED, 1, own, 2 * config.steps),
         ],
     }
+}
+
+/// [`LARGE_FACTOR`] times `side`, or the next side that differs from it by a multiple of
+/// 4 (the checkerboard's period): 16 gives 64, 14 gives 58.
+pub fn larger_side(side: usize) -> usize {
+    let grown = LARGE_FACTOR * side;
+    grown + (4 - (grown - side) % 4) % 4
 }
 
 /// How a model did on one probe.

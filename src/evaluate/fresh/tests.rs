@@ -61,8 +61,9 @@ fn each_task_has_its_probes() {
     assert_eq!(seeds, [99, 100, 101, 99]);
     assert_eq!(
         not_sync[3].eval_flags(),
-        "--seed 99 --batch 4 --size 56x56 --steps 200"
+        "--seed 99 --batch 4 --size 58x58 --steps 200"
     );
+    assert_eq!([8, 14, 16].map(larger_side), [32, 58, 64]);
     let lizard = probes_of(TaskKind::Lizard);
     assert_eq!(
         lizard.iter().map(|p| p.steps).collect::<Vec<_>>(),
