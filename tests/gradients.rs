@@ -185,29 +185,28 @@ fn asynchronous_periodic_rollout_gradient_matches_finite_differences() {
 
 #[test]
 fn masks_drawn_per_grid_give_the_gradient_of_finite_differences() {
-    let config = tiny_config(4, Some(0.6), false);
-    let cells = config.height * config.width;
-    let (model, init, target) = tiny_case(config.clone(), 15);
-    let mut rng = ChaCha8Rng::seed_from_u64(4);
-    let masks = FireMasks::draw_per_grid(config.steps, 2, cells, 0.6, &mut rng);
-    let grid = |g: usize| &masks.fires[g * cells..(g + 1) * cells];
-    assert_ne!(grid(0), grid(1), "the two grids fire differently");
-    check(
-        model,
-        init,
-        target,
-        Some(masks),
-        ActivationMemory::Recompute,
-    );
+    check_asynchronous_with(tiny_config(4, Some(0.6), false), 15, 4, true);
 }
 
 /// [`check`] of `config` (which fires at rate 0.6) under masks drawn from `mask_seed`.
 fn check_asynchronous(config: ModelConfig, seed: u64, mask_seed: u64) {
+    check_asynchronous_with(config, seed, mask_seed, false);
+}
+
+/// [`check_asynchronous`], the masks drawn per grid (the two grids fire differently)
+/// when `per_grid`.
+fn check_asynchronous_with(config: ModelConfig, seed: u64, mask_seed: u64, per_grid: bool) {
     let cells = config.height * config.width;
     let (model, init, target) = tiny_case(config.clone(), seed);
     let mut rng = ChaCha8Rng::seed_from_u64(mask_seed);
-    let masks = FireMasks::draw(config.steps, 2, cells, 0.6, &mut rng);
+    let masks = match per_grid {
+        true => FireMasks::draw_per_grid(config.steps, 2, cells, 0.6, &mut rng),
+        false => FireMasks::draw(config.steps, 2, cells, 0.6, &mut rng),
+    };
     assert!(masks.fires.contains(&false) && masks.fires.contains(&true));
+    let grid =
+        |g: usize| -> Vec<bool> { (0..cells).map(|c| masks.fires(0, g * cells + c)).collect() };
+    assert_eq!(grid(0) != grid(1), per_grid, "per grid: {per_grid}");
     check(
         model,
         init,
