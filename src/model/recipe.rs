@@ -262,7 +262,7 @@ impl Recipe {
 
     /// Whether `epoch` (1-based) of `epochs` runs the hold steps.
     pub fn holds_at(&self, epoch: usize, epochs: usize) -> bool {
-        self.hold_steps > 0 && epoch > self.first_hold_epoch(epochs) - 1
+        self.hold_steps > 0 && epoch >= self.first_hold_epoch(epochs)
     }
 
     /// The first epoch that runs the hold steps (when the recipe has them).

@@ -117,13 +117,16 @@ pub fn run(
         if m.metrics.hard_loss != 0.0 {
             return ControlFlow::Continue(());
         }
+        let due = checked_at.is_none_or(|at| m.epoch >= at + EXACT_CHECK_GAP);
+        if solved_at.is_some() && (exact_at.is_some() || !due) {
+            return ControlFlow::Continue(());
+        }
         // The parameters this epoch scored (the kept ones), not those after its step.
         let kept = trainer.kept_model(Keep::Best);
         if solved_at.is_none() && all_boards_right(&kept) {
             solved_at = Some(m.epoch);
         }
-        let due = checked_at.is_none_or(|at| m.epoch >= at + EXACT_CHECK_GAP);
-        if solved_at.is_some() && exact_at.is_none() && due {
+        if solved_at.is_some() {
             checked_at = Some(m.epoch);
             if is_exact(&kept) {
                 exact_at = Some(m.epoch);

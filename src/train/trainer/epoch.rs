@@ -2,10 +2,12 @@
 //! several starts, each takes its turn and the one that leads goes on.
 
 use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
 
 use crate::automaton::grid::Grids;
 use crate::automaton::masks::FireMasks;
 use crate::kernels::parameters::Forward;
+use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::gates::NUM_OPS;
 use crate::model::parametrization::Parametrization;
 use crate::tasks;
@@ -87,12 +89,7 @@ impl Trainer {
         let config = &self.model.config;
         let target = tasks::target(config, &init, config.steps);
         let s = &self.settings;
-        let (per_grid, steps) = (
-            s.recipe.per_grid_masks,
-            s.rollout_steps(config, self.holding),
-        );
-        let rng = &mut self.progress.data_rng;
-        let masks = tasks::fire_masks(config, &init, steps, per_grid, rng);
+        let masks = epoch_masks(s, self.holding, config, &init, &mut self.progress.data_rng);
         let forward = match s.recipe.hardness(epoch, s.epochs) {
             0.0 => Forward::Soft,
             hardness => Forward::StraightThrough(hardness),
@@ -224,11 +221,7 @@ impl Trainer {
         let data_rng = &mut self.progress.data_rng;
         let small_init = tasks::training_init(config, self.settings.batch, data_rng);
         let small_target = tasks::target(config, &small_init, config.steps);
-        let (per_grid, steps) = (
-            self.settings.recipe.per_grid_masks,
-            self.settings.rollout_steps(config, self.holding),
-        );
-        let small_masks = tasks::fire_masks(config, &small_init, steps, per_grid, data_rng);
+        let small_masks = epoch_masks(&self.settings, self.holding, config, &small_init, data_rng);
         let objective = &mut curriculum.objective;
         prepare(objective, forward, sharpness, &self.noise, &self.hard_gates);
         let model = &self.model;
@@ -304,4 +297,17 @@ fn add_discreteness_penalty(
             *g += lambda * p;
         }
     }
+}
+
+/// The fire masks of an epoch's rollout from `init` (async tasks): as many steps as the
+/// rollout runs, holding or not, drawn as the recipe says.
+fn epoch_masks(
+    settings: &TrainSettings,
+    holding: bool,
+    config: &ModelConfig,
+    init: &Grids,
+    rng: &mut ChaCha8Rng,
+) -> Option<FireMasks> {
+    let steps = settings.rollout_steps(config, holding);
+    tasks::fire_masks(config, init, steps, settings.recipe.per_grid_masks, rng)
 }
