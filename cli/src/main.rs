@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::FromArgMatches;
 
+use commands::sweep::{Misconfigured, MISCONFIGURED_EXIT};
 use commands::train::Interrupted;
 use commands::{Cli, Command};
 
@@ -52,7 +53,8 @@ fn run(command: Command) -> Result<()> {
 }
 
 /// Success, the exit code of the signal that stopped a training run (after its message),
-/// or failure after `Error: ` and the error's chain.
+/// 2 for a sweep that cannot start (its retry would fail the same way), or failure after
+/// `Error: ` and the error's chain.
 fn exit_code(result: Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -61,6 +63,10 @@ fn exit_code(result: Result<()>) -> ExitCode {
             let code = interrupted.map_or(1, |i| i.code);
             eprintln!("{e}");
             ExitCode::from(code)
+        }
+        Err(e) if e.is::<Misconfigured>() => {
+            eprintln!("Error: {e:#}");
+            ExitCode::from(MISCONFIGURED_EXIT)
         }
         Err(e) => {
             eprintln!("Error: {e:#}");

@@ -8,12 +8,19 @@
 //! right on all 512 boards. Each run is deterministic (its seed fixes it for any thread
 //! count), so a sweep can run several at once.
 
+pub mod error;
+pub mod gather;
+pub mod manifest;
+pub mod plan;
+pub mod rows;
 pub mod stats;
+
+pub use plan::{check_plan, plan, MAX_RUNS};
 
 use std::ops::ControlFlow;
 use std::time::Instant;
 
-use crate::error::{ConfigError, TooManyRuns};
+use crate::error::ConfigError;
 use crate::evaluate::fresh::is_exact;
 use crate::evaluate::{all_boards_right, fresh_check};
 use crate::model::config::{ModelConfig, TrainSettings};
@@ -39,35 +46,6 @@ impl Setting {
         }
         (config, settings)
     }
-}
-
-/// The most runs one sweep may start (settings times seeds): far above the sweeps of
-/// `docs/recipes.md` (a few hundred runs), so that a mistyped seed range or list of
-/// values is refused before anything starts rather than running for weeks.
-pub const MAX_RUNS: usize = 10_000;
-
-/// Every `(setting, seed)` run of a sweep of `settings` settings, settings outermost;
-/// refused above [`MAX_RUNS`] before anything is built.
-pub fn plan(settings: usize, seeds: &[u64]) -> Result<Vec<(usize, u64)>, TooManyRuns> {
-    check_plan(settings as u64, seeds.len() as u64)?;
-    Ok((0..settings)
-        .flat_map(|s| seeds.iter().map(move |&seed| (s, seed)))
-        .collect())
-}
-
-/// Refuses a sweep of more than [`MAX_RUNS`] runs; the counts may be known before the
-/// settings and seeds are listed.
-pub fn check_plan(settings: u64, seeds: u64) -> Result<(), TooManyRuns> {
-    let runs = settings.saturating_mul(seeds);
-    if runs > MAX_RUNS as u64 {
-        return Err(TooManyRuns {
-            runs,
-            settings,
-            seeds,
-            max: MAX_RUNS,
-        });
-    }
-    Ok(())
 }
 
 /// What one run did.
@@ -213,20 +191,6 @@ mod tests {
         assert_eq!(a.fresh_accuracy, Some(1.0));
         let (b, _) = run(TaskKind::Checkerboard, true, &setting, 25, true).unwrap();
         assert_eq!((a.solved_at, a.last), (b.solved_at, b.last));
-    }
-
-    #[test]
-    fn a_plan_lists_every_run_up_to_its_maximum() {
-        assert_eq!(plan(2, &[5, 7]).unwrap(), [(0, 5), (0, 7), (1, 5), (1, 7)]);
-        let seeds: Vec<u64> = (0..5_000).collect();
-        assert_eq!(plan(2, &seeds).unwrap().len(), MAX_RUNS);
-        let err = plan(3, &seeds).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "a sweep may start at most 10000 runs; this one would start 15000 (3 setting(s) x \
-             5000 seed(s)): split it into smaller sweeps"
-        );
-        assert_eq!(check_plan(u64::MAX, 2).unwrap_err().runs, u64::MAX);
     }
 
     #[test]

@@ -3,7 +3,11 @@
 
 use std::ops::Range;
 
+use std::path::Path;
+
 use anyhow::{bail, Context, Result};
+use logicars::model::task::TaskKind;
+use logicars::sweep::manifest::{Manifest, Sweep};
 use logicars::sweep::{Setting, MAX_RUNS};
 use logicars::tasks::{knobs, Override};
 
@@ -100,6 +104,72 @@ pub(super) fn settings(sets: &[String]) -> Result<Vec<Setting>> {
     Ok(out)
 }
 
+/// The manifest of a sweep of `task` with these settings, cut into `shards` pieces.
+pub(super) fn manifest(
+    task: TaskKind,
+    small: bool,
+    full: bool,
+    seeds: &Seeds,
+    sets: &[String],
+    settings: &[Setting],
+    shards: usize,
+) -> Manifest {
+    Manifest::new(Sweep {
+        task: task.name().into(),
+        small,
+        full,
+        seeds: seeds.list(),
+        sets: sets.to_vec(),
+        settings: settings.iter().map(|s| s.label.clone()).collect(),
+        shards,
+        version: env!("CARGO_PKG_VERSION").into(),
+    })
+}
+
+/// The seeds as `--seeds` takes them: a range when they follow each other.
+fn seeds_flag(seeds: &[u64]) -> String {
+    let consecutive = seeds.windows(2).all(|w| w[1] == w[0] + 1);
+    match (seeds.first(), seeds.last()) {
+        (Some(first), Some(last)) if consecutive => format!("{first}..{}", last + 1),
+        _ => seeds
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
+    }
+}
+
+/// The arguments (after the program) that run shard `index` (a number, or a variable the
+/// engine expands) of `manifest`'s sweep into `dir`, on `threads` threads when given.
+pub(super) fn shard_args(
+    manifest: &Manifest,
+    dir: &Path,
+    index: &str,
+    threads: Option<usize>,
+) -> Vec<String> {
+    let mut args = vec!["sweep".to_string(), manifest.task.clone()];
+    if manifest.small {
+        args.push("--small".into());
+    }
+    args.extend(["--seeds".into(), seeds_flag(&manifest.seeds)]);
+    for set in &manifest.sets {
+        args.extend(["--set".into(), set.clone()]);
+    }
+    if manifest.full {
+        args.push("--full".into());
+    }
+    args.extend([
+        "--out".into(),
+        dir.display().to_string(),
+        "--shard".into(),
+        format!("{index}/{}", manifest.shards),
+    ]);
+    if let Some(threads) = threads {
+        args.extend(["--threads".into(), threads.to_string()]);
+    }
+    args
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +181,19 @@ mod tests {
         assert_eq!(parse_seeds("0..100000000").unwrap().count(), 100_000_000);
         assert!(parse_seeds("5..5").is_err());
         assert!(parse_seeds("a..3").unwrap_err().contains("'a'"));
+    }
+
+    #[test]
+    fn seeds_are_written_back_as_a_range_when_they_can_be() {
+        assert_eq!(seeds_flag(&[3, 4, 5]), "3..6");
+        assert_eq!(seeds_flag(&[1, 4, 9]), "1,4,9");
+        assert_eq!(seeds_flag(&[5, 4]), "5,4");
+        for text in ["3..6", "1,4,9", "7"] {
+            assert_eq!(
+                seeds_flag(&parse_seeds(text).unwrap().list()),
+                if text == "7" { "7..8" } else { text }
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,260 @@
+//! Running a sweep's shard: the runs of its piece of the plan that have no row yet, each
+//! row written the moment its run ends; then, for a plain sweep (shard 0/1), the merge.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use logicars::io::model_file;
+use logicars::model::task::TaskKind;
+use logicars::sweep::error::StoreError;
+use logicars::sweep::manifest::{Manifest, Shard};
+use logicars::sweep::rows::Row;
+use logicars::sweep::{self, Outcome, Setting};
+use logicars::train::memory::training_run_bytes;
+use rayon::prelude::*;
+
+use super::plan::{self, setting_count, settings};
+use super::{emit, merge, PlanArgs};
+use crate::support::resources::{ensure_memory, thread_pool};
+
+/// Why a sweep cannot start, such that running it again cannot help (another sweep's
+/// folder, a setting that does not validate): the command exits with code 2, which the
+/// emitted jobs tell the scheduler not to retry. It reads as the error it wraps.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:#}")]
+pub struct Misconfigured(pub anyhow::Error);
+
+/// Marks an error as one that no retry can mend.
+pub(super) fn misconfigured(error: impl Into<anyhow::Error>) -> anyhow::Error {
+    Misconfigured(error.into()).into()
+}
+
+/// A sweep file's error, marked when no retry can mend it (a folder that cannot be read
+/// now may be readable on the retry).
+pub(super) fn store_error(error: StoreError) -> anyhow::Error {
+    if error.is_configuration() {
+        misconfigured(error)
+    } else {
+        error.into()
+    }
+}
+
+/// The exit code of a sweep that cannot start.
+pub const MISCONFIGURED_EXIT: u8 = 2;
+
+/// The sweep's folder: `--out`, or one named after the task.
+fn folder(args: &PlanArgs, task: TaskKind) -> PathBuf {
+    let small = if args.small { "-small" } else { "" };
+    args.out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("runs/sweep-{}{small}", task.name())))
+}
+
+pub fn run(args: PlanArgs) -> Result<()> {
+    let task = args.task.expect("clap requires the task");
+    sweep::check_plan(setting_count(&args.sets), args.seeds.count())?;
+    let settings = settings(&args.sets)?;
+    let shard = args.shard.unwrap_or(Shard::WHOLE);
+    let pieces = args.cluster.shards.unwrap_or(shard.count);
+    let manifest = plan::manifest(
+        task,
+        args.small,
+        args.full,
+        &args.seeds,
+        &args.sets,
+        &settings,
+        pieces,
+    );
+    let dir = folder(&args, task);
+    if dir.is_file() {
+        bail!(
+            "--out {} is a file; the sweep writes a folder",
+            dir.display()
+        );
+    }
+    let per_run = check_settings(task, args.small, &settings).map_err(misconfigured)?;
+    if let Some(engine) = args.cluster.emit {
+        manifest.create_or_check(&dir).map_err(store_error)?;
+        let threads = args.threads.unwrap_or(1);
+        return emit::write(engine, &manifest, &dir, threads, per_run, &args.cluster);
+    }
+    let pool = thread_pool(args.threads)?;
+    let threads = pool.current_num_threads();
+    let bytes = per_run.checked_mul(threads as u64);
+    ensure_memory(&format!("{threads} runs at once"), bytes)?;
+    let job = Job {
+        task,
+        args: &args,
+        manifest: &manifest,
+        settings: &settings,
+        dir: &dir,
+        threads,
+    };
+    pool.install(|| job.run_shard(shard))
+}
+
+/// Every setting checked as `train` checks its flags; the most memory one run of any of
+/// them may take.
+fn check_settings(task: TaskKind, small: bool, settings: &[Setting]) -> Result<u64> {
+    let mut most = 0;
+    for setting in settings {
+        let (config, s) = setting.apply(task, small, 0);
+        let checked = config.validate().and_then(|()| s.validate(&config));
+        checked.with_context(|| format!("setting {}", setting.label))?;
+        let bytes = training_run_bytes(&config, &s).with_context(|| {
+            format!(
+                "setting {}: its memory does not fit in 64 bits",
+                setting.label
+            )
+        })?;
+        most = most.max(bytes);
+    }
+    Ok(most)
+}
+
+fn announce(manifest: &Manifest, shard: Shard, dir: &Path, runs: usize, pending: usize) {
+    let done = runs - pending;
+    let what = if shard == Shard::WHOLE {
+        format!(
+            "Sweeping {}{}: {} setting(s) x {} seed(s) = {runs} runs",
+            manifest.task,
+            if manifest.small { "-small" } else { "" },
+            manifest.settings.len(),
+            manifest.seeds.len()
+        )
+    } else {
+        format!(
+            "Shard {}/{} of sweep {} ({}): {runs} of its {} runs",
+            shard.index,
+            shard.count,
+            manifest.sweep_id,
+            manifest.task,
+            manifest.plan().len()
+        )
+    };
+    eprintln!("{what}");
+    if done > 0 {
+        eprintln!(
+            "{done} already done in {}; running the other {pending}",
+            dir.display()
+        );
+    }
+}
+
+/// What every run of one shard shares.
+struct Job<'a> {
+    task: TaskKind,
+    args: &'a PlanArgs,
+    manifest: &'a Manifest,
+    settings: &'a [Setting],
+    dir: &'a Path,
+    threads: usize,
+}
+
+impl Job<'_> {
+    /// Runs the runs of `shard` that have no row yet; fails unless every one of them has
+    /// a row at the end. The whole plan (a plain sweep) then merges its tables.
+    fn run_shard(&self, shard: Shard) -> Result<()> {
+        let (manifest, dir) = (self.manifest, self.dir);
+        let whole = shard == Shard::WHOLE && self.args.shard.is_none();
+        if whole {
+            merge::check_table_outputs(dir)?;
+        }
+        manifest.create_or_check(dir).map_err(store_error)?;
+        let mine = sweep::plan::shard(&manifest.plan(), shard);
+        let without_row = || -> Vec<(usize, u64)> {
+            mine.iter()
+                .copied()
+                .filter(|&(s, seed)| Row::done(manifest, dir, s, seed).is_none())
+                .collect()
+        };
+        let pending = without_row();
+        announce(manifest, shard, dir, mine.len(), pending.len());
+        self.run_all(&pending)?;
+        if let Some(&(s, seed)) = without_row().first() {
+            bail!(
+                "shard {}/{}: {} of its runs have no row (the first: setting '{}' seed {seed}); \
+                 run the shard again to finish them",
+                shard.index,
+                shard.count,
+                without_row().len(),
+                manifest.settings[s]
+            );
+        }
+        if whole {
+            return merge::merge_into(std::slice::from_ref(&self.dir.to_path_buf()), dir);
+        }
+        eprintln!(
+            "shard {}/{} done; once every shard is: logicars sweep merge {}",
+            shard.index,
+            shard.count,
+            dir.display()
+        );
+        Ok(())
+    }
+
+    /// Runs the `(setting, seed)` runs in parallel, with a progress bar and a line per
+    /// run, writing each one's row as it ends.
+    fn run_all(&self, runs: &[(usize, u64)]) -> Result<()> {
+        let bar = ProgressBar::new(runs.len() as u64).with_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} runs [{elapsed}, eta {eta}] {msg}")
+                .expect("valid template"),
+        );
+        let first_error = Mutex::new(None);
+        runs.par_iter().for_each(|&(s, seed)| {
+            let result = self.run_one(s, seed);
+            bar.inc(1);
+            match result {
+                Ok(line) if bar.is_hidden() => eprintln!("{line}"),
+                Ok(line) => bar.println(line),
+                Err(e) => {
+                    first_error.lock().expect("not poisoned").get_or_insert(e);
+                }
+            }
+        });
+        bar.finish_and_clear();
+        match first_error.into_inner().expect("not poisoned") {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Trains one run, writes its row (and model), and says how it went.
+    fn run_one(&self, s: usize, seed: u64) -> Result<String> {
+        let setting = &self.settings[s];
+        let (outcome, model) =
+            sweep::run(self.task, self.args.small, setting, seed, !self.args.full).with_context(
+                || format!("setting {} seed {seed}: building a model", setting.label),
+            )?;
+        let outcome = Outcome {
+            setting: s,
+            ..outcome
+        };
+        if self.args.save_models {
+            let path = self.manifest.model_path(self.dir, s, seed);
+            model_file::save(&model, &path)?;
+        }
+        let host = gethostname::gethostname().to_string_lossy().into_owned();
+        Row::new(self.manifest, &outcome, host, self.threads)
+            .write(&self.manifest.row_path(self.dir, s, seed))?;
+        Ok(format!(
+            "{} seed {seed}: {}",
+            setting.label,
+            verdict(&outcome)
+        ))
+    }
+}
+
+/// How a run ended, in words.
+fn verdict(outcome: &Outcome) -> String {
+    let solved = outcome
+        .solved_at
+        .map_or("not solved".into(), |e| format!("solved at {e}"));
+    match (outcome.exact, outcome.exact_at) {
+        (true, Some(e)) => format!("exact at {e} ({solved})"),
+        (true, None) => format!("exact at the end ({solved})"),
+        (false, _) => format!("not exact ({solved})"),
+    }
+}

@@ -1,0 +1,184 @@
+//! What a sweep adds up to, for people and programs: the tables it prints, and runs.csv,
+//! sweep.json, summary.txt and sweep.svg. Only a merge writes them.
+
+use anyhow::{Context, Result};
+use logicars::io::atomic as output;
+use logicars::model::task::TaskKind;
+use logicars::sweep::{Outcome, Summary};
+use logicars::views::plot;
+
+/// The width of the setting column: the longest label, at least "setting".
+fn label_width(labels: &[String]) -> usize {
+    labels.iter().map(String::len).max().unwrap_or(0).max(7)
+}
+
+pub(super) fn runs_table(outcomes: &[Outcome], labels: &[String]) -> String {
+    let width = label_width(labels);
+    let mut out = format!(
+        "{:<width$}  {:>6}  {:>5}  {:>7}  {:>7}  {:>8}  {:>9}  {:>8}  {:>7}  {:>7}\n",
+        "setting", "seed", "exact", "at", "solved", "epochs", "soft", "hard", "acc %", "fresh %"
+    );
+    for o in outcomes {
+        let epoch = |e: Option<usize>| e.map_or("-".into(), |e| e.to_string());
+        let (soft, hard, acc) = o.last.map_or((f64::NAN, f64::NAN, f64::NAN), |m| {
+            (m.soft_loss, m.hard_loss, 100.0 * m.accuracy)
+        });
+        let fresh = o.fresh_accuracy.map_or(f64::NAN, |a| 100.0 * a);
+        let exact = if o.exact { "yes" } else { "no" };
+        out += &format!(
+            "{:<width$}  {:>6}  {exact:>5}  {:>7}  {:>7}  {:>8}  {soft:>9.3}  {hard:>8.0}  {acc:>7.2}  {fresh:>7.2}\n",
+            labels[o.setting],
+            o.seed,
+            epoch(o.exact_at),
+            epoch(o.solved_at),
+            o.epochs
+        );
+    }
+    out
+}
+
+pub(super) fn summary_table(summaries: &[Summary], labels: &[String]) -> String {
+    let width = label_width(labels);
+    let mut out = format!(
+        "{:<width$}  {:>8}  {:>13}  {:>8}  {:>13}  {:>10}\n",
+        "setting", "exact", "95% interval", "solved", "median epoch", "median s"
+    );
+    for (summary, label) in summaries.iter().zip(labels) {
+        let (lo, hi) = summary.interval;
+        let epochs = summary
+            .median_epochs
+            .map_or("-".into(), |e| format!("{e:.0}"));
+        let wall = summary
+            .median_wall_s
+            .map_or("-".into(), |w| format!("{w:.1}"));
+        out += &format!(
+            "{:<width$}  {:>8}  {:>13}  {:>8}  {epochs:>13}  {wall:>10}\n",
+            label,
+            format!("{}/{}", summary.exact, summary.runs),
+            format!("{:.0}-{:.0}%", 100.0 * lo, 100.0 * hi),
+            format!("{}/{}", summary.solved, summary.runs),
+        );
+    }
+    out
+}
+
+#[derive(serde::Serialize)]
+struct RunRow<'a> {
+    setting: &'a str,
+    seed: u64,
+    /// Whether the kept model is exact on the fresh check: the run's success.
+    exact: bool,
+    exact_at: Option<usize>,
+    solved_at: Option<usize>,
+    epochs: usize,
+    soft_loss: Option<f64>,
+    hard_loss: Option<f64>,
+    accuracy: Option<f64>,
+    /// The kept model's accuracy on the fresh check (docs/recipes.md, "exact").
+    fresh_accuracy: Option<f64>,
+    wall_s: f64,
+    error: Option<&'a str>,
+}
+
+/// One setting's success rate in `sweep.json`.
+#[derive(serde::Serialize)]
+struct SettingSummary<'a> {
+    setting: &'a str,
+    runs: usize,
+    /// Runs whose kept model is exact: the success rate, with its interval.
+    exact: usize,
+    interval_95: (f64, f64),
+    /// Runs whose batch was right at some epoch, exact or not.
+    solved: usize,
+    median_exact_epoch: Option<f64>,
+    median_wall_s: Option<f64>,
+}
+
+/// The whole sweep for programs: every setting's summary and every run.
+#[derive(serde::Serialize)]
+struct SweepJson<'a> {
+    task: &'a str,
+    epochs: usize,
+    settings: Vec<SettingSummary<'a>>,
+    runs: &'a [RunRow<'a>],
+}
+
+fn run_rows<'a>(outcomes: &'a [Outcome], labels: &'a [String]) -> Vec<RunRow<'a>> {
+    outcomes
+        .iter()
+        .map(|o| RunRow {
+            setting: &labels[o.setting],
+            seed: o.seed,
+            exact: o.exact,
+            exact_at: o.exact_at,
+            solved_at: o.solved_at,
+            epochs: o.epochs,
+            soft_loss: o.last.map(|m| m.soft_loss),
+            hard_loss: o.last.map(|m| m.hard_loss),
+            accuracy: o.last.map(|m| m.accuracy),
+            fresh_accuracy: o.fresh_accuracy,
+            wall_s: o.wall_s,
+            error: o.error.as_deref(),
+        })
+        .collect()
+}
+
+fn sweep_json(
+    rows: &[RunRow],
+    summaries: &[Summary],
+    labels: &[String],
+    task: TaskKind,
+    epochs: usize,
+) -> Result<Vec<u8>> {
+    let settings = summaries
+        .iter()
+        .zip(labels)
+        .map(|(s, label)| SettingSummary {
+            setting: label,
+            runs: s.runs,
+            solved: s.solved,
+            exact: s.exact,
+            interval_95: s.interval,
+            median_exact_epoch: s.median_epochs,
+            median_wall_s: s.median_wall_s,
+        })
+        .collect();
+    let json = SweepJson {
+        task: task.name(),
+        epochs,
+        settings,
+        runs: rows,
+    };
+    Ok(serde_json::to_vec_pretty(&json)?)
+}
+
+pub(super) fn write_outputs(
+    dir: &std::path::Path,
+    outcomes: &[Outcome],
+    summaries: &[Summary],
+    labels: &[String],
+    task: TaskKind,
+    epochs: usize,
+) -> Result<()> {
+    let rows = run_rows(outcomes, labels);
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    for row in &rows {
+        csv.serialize(row)?;
+    }
+    let bytes = csv.into_inner().context("writing runs.csv")?;
+    output::write_atomically(&dir.join("runs.csv"), &bytes).context("writing runs.csv")?;
+    let json = sweep_json(&rows, summaries, labels, task, epochs)?;
+    output::write_atomically(&dir.join("sweep.json"), &json).context("writing sweep.json")?;
+    let summary = summary_table(summaries, labels);
+    output::write_atomically(&dir.join("summary.txt"), summary.as_bytes())
+        .context("writing summary.txt")?;
+    let title = format!("{}: epoch each run was found exact", task.name());
+    let epochs_max = outcomes
+        .iter()
+        .map(|o| o.epochs)
+        .max()
+        .unwrap_or(epochs)
+        .max(epochs);
+    let svg = plot::sweep_svg(outcomes, labels, epochs_max, &title)?;
+    output::write_atomically(&dir.join("sweep.svg"), svg.as_bytes()).context("writing sweep.svg")
+}

@@ -1,0 +1,80 @@
+//! The runs of a sweep, in their fixed order, and the part of them one shard runs.
+
+use crate::error::TooManyRuns;
+
+use super::manifest::Shard;
+
+/// The most runs one sweep may start (settings times seeds): far above the sweeps of
+/// `docs/recipes.md` (a few hundred runs), so that a mistyped seed range or list of
+/// values is refused before anything starts rather than running for weeks.
+pub const MAX_RUNS: usize = 10_000;
+
+/// Every `(setting, seed)` run of a sweep of `settings` settings, settings outermost;
+/// refused above [`MAX_RUNS`] before anything is built.
+pub fn plan(settings: usize, seeds: &[u64]) -> Result<Vec<(usize, u64)>, TooManyRuns> {
+    check_plan(settings as u64, seeds.len() as u64)?;
+    Ok(entries(settings, seeds))
+}
+
+/// Refuses a sweep of more than [`MAX_RUNS`] runs; the counts may be known before the
+/// settings and seeds are listed.
+pub fn check_plan(settings: u64, seeds: u64) -> Result<(), TooManyRuns> {
+    let runs = settings.saturating_mul(seeds);
+    if runs > MAX_RUNS as u64 {
+        return Err(TooManyRuns {
+            runs,
+            settings,
+            seeds,
+            max: MAX_RUNS,
+        });
+    }
+    Ok(())
+}
+
+/// Every `(setting, seed)` run, settings outermost, without the size check.
+pub fn entries(settings: usize, seeds: &[u64]) -> Vec<(usize, u64)> {
+    (0..settings)
+        .flat_map(|s| seeds.iter().map(move |&seed| (s, seed)))
+        .collect()
+}
+
+/// The entries of `plan` that `shard` runs: those at positions k with
+/// k mod count = index, in plan order.
+pub fn shard(plan: &[(usize, u64)], shard: Shard) -> Vec<(usize, u64)> {
+    plan.iter()
+        .skip(shard.index)
+        .step_by(shard.count)
+        .copied()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plan_lists_every_run_up_to_its_maximum() {
+        assert_eq!(plan(2, &[5, 7]).unwrap(), [(0, 5), (0, 7), (1, 5), (1, 7)]);
+        let seeds: Vec<u64> = (0..5_000).collect();
+        assert_eq!(plan(2, &seeds).unwrap().len(), MAX_RUNS);
+        let err = plan(3, &seeds).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "a sweep may start at most 10000 runs; this one would start 15000 (3 setting(s) x \
+             5000 seed(s)): split it into smaller sweeps"
+        );
+        assert_eq!(check_plan(u64::MAX, 2).unwrap_err().runs, u64::MAX);
+    }
+
+    #[test]
+    fn shards_cover_the_plan_once() {
+        let plan = entries(3, &[4, 5, 6, 7, 8]);
+        for count in [1, 2, 3, 7, 20] {
+            let mut all: Vec<_> = (0..count)
+                .flat_map(|index| shard(&plan, Shard::new(index, count).unwrap()))
+                .collect();
+            all.sort();
+            assert_eq!(all, plan, "{count} shards");
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! One file per run of a sweep (`DIR/runs/<setting>-seed<S>.json`), written whole the
+//! moment the run ends: what makes a sweep resumable and mergeable.
+//!
+//! A row has two parts. Its result is deterministic (the same seed gives the same row on
+//! any machine, thread count and SIMD level), so two rows of one run must agree; its
+//! provenance (wall time, host, SIMD level, threads) says where it ran and is never
+//! compared.
+
+use std::path::Path;
+
+use crate::io::atomic::write_atomically;
+use crate::train::Metrics;
+
+use super::error::StoreError;
+use super::manifest::Manifest;
+use super::Outcome;
+
+/// A run's row as its file holds it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Row {
+    pub sweep_id: String,
+    /// The setting's label.
+    pub setting: String,
+    pub seed: u64,
+    pub result: RunResult,
+    pub provenance: Provenance,
+}
+
+/// The deterministic part of a row: [`Outcome`] without its wall time.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RunResult {
+    pub exact: bool,
+    pub exact_at: Option<usize>,
+    pub solved_at: Option<usize>,
+    pub epochs: usize,
+    /// The last epoch's metrics; a number that is not finite is written as null.
+    pub last: Option<LastMetrics>,
+    pub fresh_accuracy: Option<f64>,
+    pub error: Option<String>,
+}
+
+/// [`Metrics`] in a form JSON can hold when a diverged run's loss is NaN.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LastMetrics {
+    pub soft_loss: Option<f64>,
+    pub hard_loss: Option<f64>,
+    pub accuracy: Option<f64>,
+}
+
+/// Where and how a row was made; never compared.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Provenance {
+    pub wall_s: f64,
+    pub host: String,
+    pub simd: String,
+    pub threads: usize,
+}
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+impl Row {
+    /// The row of `outcome`, a run of `manifest`'s sweep.
+    pub fn new(manifest: &Manifest, outcome: &Outcome, host: String, threads: usize) -> Row {
+        let last = outcome.last.map(|m| LastMetrics {
+            soft_loss: finite(m.soft_loss),
+            hard_loss: finite(m.hard_loss),
+            accuracy: finite(m.accuracy),
+        });
+        Row {
+            sweep_id: manifest.sweep_id.clone(),
+            setting: manifest.settings[outcome.setting].clone(),
+            seed: outcome.seed,
+            result: RunResult {
+                exact: outcome.exact,
+                exact_at: outcome.exact_at,
+                solved_at: outcome.solved_at,
+                epochs: outcome.epochs,
+                last,
+                fresh_accuracy: outcome.fresh_accuracy,
+                error: outcome.error.clone(),
+            },
+            provenance: Provenance {
+                wall_s: outcome.wall_s,
+                host,
+                simd: crate::kernels::simd::SimdLevel::active().name().to_string(),
+                threads,
+            },
+        }
+    }
+
+    /// The run's outcome again, as setting number `setting` of its sweep.
+    pub fn outcome(&self, setting: usize) -> Outcome {
+        let r = &self.result;
+        let last = r.last.map(|m| Metrics {
+            soft_loss: m.soft_loss.unwrap_or(f64::NAN),
+            hard_loss: m.hard_loss.unwrap_or(f64::NAN),
+            accuracy: m.accuracy.unwrap_or(f64::NAN),
+        });
+        Outcome {
+            setting,
+            seed: self.seed,
+            solved_at: r.solved_at,
+            exact_at: r.exact_at,
+            epochs: r.epochs,
+            last,
+            fresh_accuracy: r.fresh_accuracy,
+            exact: r.exact,
+            wall_s: self.provenance.wall_s,
+            error: r.error.clone(),
+        }
+    }
+
+    /// Writes the row to `path` whole (a temporary file and a rename).
+    pub fn write(&self, path: &Path) -> Result<(), StoreError> {
+        let json = serde_json::to_vec_pretty(self).expect("a row serializes");
+        write_atomically(path, &json).map_err(|source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// The row in `path`.
+    pub fn read(path: &Path) -> Result<Row, StoreError> {
+        let bytes = std::fs::read(path).map_err(|source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        serde_json::from_slice(&bytes).map_err(|e| StoreError::BadRow {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })
+    }
+
+    /// The row in `path` when it is a valid row of run `(setting, seed)` of `manifest`'s
+    /// sweep; `None` when there is none yet or it is unreadable (a shard then runs it
+    /// again).
+    pub fn done(manifest: &Manifest, dir: &Path, setting: usize, seed: u64) -> Option<Row> {
+        let row = Row::read(&manifest.row_path(dir, setting, seed)).ok()?;
+        let ours = row.sweep_id == manifest.sweep_id
+            && row.setting == manifest.settings[setting]
+            && row.seed == seed;
+        ours.then_some(row)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::manifest::Sweep;
+    use super::*;
+
+    fn manifest() -> Manifest {
+        Manifest::new(Sweep {
+            task: "gol".into(),
+            small: false,
+            full: false,
+            seeds: vec![3, 4],
+            sets: vec![],
+            settings: vec!["preset".into()],
+            shards: 1,
+            version: "0.1.0".into(),
+        })
+    }
+
+    fn outcome(soft_loss: f64) -> Outcome {
+        Outcome {
+            setting: 0,
+            seed: 4,
+            solved_at: Some(7),
+            exact_at: None,
+            epochs: 9,
+            last: Some(Metrics {
+                soft_loss,
+                hard_loss: 2.0,
+                accuracy: 0.5,
+            }),
+            fresh_accuracy: Some(0.25),
+            exact: false,
+            wall_s: 1.5,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn a_row_gives_back_its_outcome_through_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = manifest();
+        let row = Row::new(&m, &outcome(0.1 + 0.2), "node".into(), 2);
+        let path = m.row_path(dir.path(), 0, 4);
+        row.write(&path).unwrap();
+        let read = Row::read(&path).unwrap();
+        assert_eq!(read, row);
+        assert_eq!(read.outcome(0), outcome(0.1 + 0.2));
+        assert_eq!(Row::done(&m, dir.path(), 0, 4), Some(row));
+        assert_eq!(Row::done(&m, dir.path(), 0, 3), None);
+    }
+
+    #[test]
+    fn a_loss_that_is_not_a_number_survives_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = manifest();
+        let path = m.row_path(dir.path(), 0, 4);
+        Row::new(&m, &outcome(f64::NAN), "node".into(), 1)
+            .write(&path)
+            .unwrap();
+        let back = Row::read(&path).unwrap().outcome(0);
+        assert!(back.last.unwrap().soft_loss.is_nan());
+        assert_eq!(back.last.unwrap().hard_loss, 2.0);
+    }
+
+    #[test]
+    fn a_truncated_row_is_not_done() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = manifest();
+        let path = m.row_path(dir.path(), 0, 4);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "{\"sweep_id\": ").unwrap();
+        assert_eq!(Row::done(&m, dir.path(), 0, 4), None);
+        assert!(matches!(Row::read(&path), Err(StoreError::BadRow { .. })));
+    }
+}
