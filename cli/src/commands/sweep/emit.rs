@@ -41,9 +41,6 @@ pub(super) fn write(
     run_bytes: u64,
     cluster: &ClusterArgs,
 ) -> Result<()> {
-    if manifest.shards == 0 {
-        bail!("--shards must be at least 1");
-    }
     let dir = std::path::absolute(dir).with_context(|| format!("{}", dir.display()))?;
     let mib = (run_bytes * threads as u64 + PROCESS_BYTES).div_ceil(1 << 20);
     let job = JobShape {

@@ -102,11 +102,11 @@ pub struct ClusterArgs {
     #[arg(long, value_enum, requires_all = ["out", "shards"])]
     pub emit: Option<Engine>,
     /// How many pieces the plan is cut into: Slurm array tasks, Kubernetes completions.
-    #[arg(long, requires = "emit")]
+    #[arg(long, requires = "emit", value_parser = at_least_one)]
     pub shards: Option<usize>,
     /// At most this many pieces at once (Slurm's %P, Kubernetes' parallelism)
     /// [default: no limit].
-    #[arg(long, requires = "emit")]
+    #[arg(long, requires = "emit", value_parser = at_least_one)]
     pub throttle: Option<usize>,
     /// Slurm: the time limit of one piece, e.g. 4:00:00 [default: the partition's].
     #[arg(long, requires = "emit")]
@@ -118,7 +118,7 @@ pub struct ClusterArgs {
     #[arg(long, requires = "emit")]
     pub account: Option<String>,
     /// Kubernetes: the container image, with `logicars` on its PATH.
-    #[arg(long, requires = "emit")]
+    #[arg(long, requires = "emit", required_if_eq("emit", "k8s"))]
     pub image: Option<String>,
     /// Kubernetes: the PersistentVolumeClaim mounted at /sweeps; --out's folder is
     /// /sweeps/<its name> in the pods.
@@ -127,6 +127,14 @@ pub struct ClusterArgs {
     /// Kubernetes: retries of one failed piece (backoffLimitPerIndex).
     #[arg(long, default_value_t = 2, requires = "emit")]
     pub retries: u32,
+}
+
+/// A count of pieces: a whole number from 1.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("'{text}' is not a whole number of at least 1")),
+    }
 }
 
 pub fn run(args: SweepArgs) -> anyhow::Result<()> {
