@@ -59,9 +59,18 @@ fn shards_and_a_merge_give_the_tables_of_one_machine() {
 #[test]
 fn a_shard_run_again_gives_the_same_rows_and_runs_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    sweep(dir.path(), &["--shard", "1/3"]);
+    sweep(dir.path(), &["--shard", "1/3", "--save-models"]);
     let first = rows(dir.path());
     assert_eq!(first.len(), 2, "plan entries 1 and 4 of 7");
+    // The kept model of each run is beside its row, and `eval` reads it.
+    let model = dir.path().join("runs/epochs=150-seed4.model.json");
+    let eval = logicars()
+        .args(["eval", "--model"])
+        .arg(&model)
+        .assert()
+        .success();
+    let eval = String::from_utf8(eval.get_output().stdout.clone()).unwrap();
+    assert!(eval.contains("hard_loss="), "{eval}");
     let err = sweep(dir.path(), &["--shard", "1/3", "--threads", "1"]);
     assert!(err.contains("2 already done"), "{err}");
     assert!(!err.contains("seed 1:"), "no run again: {err}");

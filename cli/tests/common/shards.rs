@@ -93,7 +93,10 @@ pub fn rows(dir: &Path) -> Vec<(String, serde_json::Value)> {
     let mut rows: Vec<_> = std::fs::read_dir(dir.join("runs"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            !name.starts_with('.') && !name.ends_with(".model.json")
+        })
         .map(|p| {
             let mut row: serde_json::Value =
                 serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();

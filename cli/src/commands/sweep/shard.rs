@@ -158,7 +158,7 @@ impl Job<'_> {
     /// a row at the end. The whole plan (a plain sweep) then merges its tables.
     fn run_shard(&self, shard: Shard) -> Result<()> {
         let (manifest, dir) = (self.manifest, self.dir);
-        let whole = shard == Shard::WHOLE && self.args.shard.is_none();
+        let whole = self.args.shard.is_none();
         if whole {
             merge::check_table_outputs(dir)?;
         }
