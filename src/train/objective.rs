@@ -155,7 +155,8 @@ impl Objective {
     }
 
     /// Sums the soft loss over the states after the last `k` steps (at least 1, at most
-    /// the rollout's steps; 1 unless told otherwise). The hard loss stays the last step's.
+    /// the rollout's steps; 1 unless told otherwise), and the hard loss over the same
+    /// states: a hard loss of 0 is every one of them right.
     pub fn set_loss_steps(&mut self, k: usize) {
         self.loss_steps = k.clamp(1, self.steps);
         let len = self.soft.final_state().len();
@@ -177,10 +178,10 @@ impl Objective {
                 // The hard rollout is one thread's work for small grids: beside the soft
                 // gradient, whose tiles the other threads take meanwhile, it costs no wait.
                 let mut hard = self.hard.take().expect("the hard rollout is in place");
-                let steps = self.steps;
+                let scoring = self.scoring();
                 let both = rayon::join(
                     || self.soft_gradient(model, init, target, masks),
-                    || hard_score(&mut hard, model, (init, target), masks, steps),
+                    || hard_score(&mut hard, model, (init, target), masks, scoring),
                 );
                 self.hard = Some(hard);
                 both
@@ -249,8 +250,17 @@ impl Objective {
         target: &Grids,
         masks: Option<&FireMasks>,
     ) -> (f64, f64) {
+        let scoring = self.scoring();
         let hard = self.hard.as_mut().expect("the hard rollout is in place");
-        hard_score(hard, model, (init, target), masks, self.steps)
+        hard_score(hard, model, (init, target), masks, scoring)
+    }
+
+    /// The hard rollout's length and the states it scores: those the soft loss sums.
+    fn scoring(&self) -> hard::Scoring {
+        hard::Scoring {
+            steps: self.steps,
+            last_states: self.loss_steps,
+        }
     }
 
     /// Backpropagates the last soft loss to every logit.
@@ -300,11 +310,11 @@ fn hard_score(
     model: &Model,
     (init, target): (&Grids, &Grids),
     masks: Option<&FireMasks>,
-    steps: usize,
+    scoring: hard::Scoring,
 ) -> (f64, f64) {
     hard.set_ops(model);
     let channels = &model.config.target_channels;
-    let score = hard::score(hard, init, target, channels, masks, steps, |_| {});
+    let score = hard::score(hard, init, target, channels, masks, scoring, |_| {});
     hard.release_ops();
     score
 }
