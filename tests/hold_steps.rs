@@ -18,14 +18,21 @@ fn history(changes: &[&str]) -> Vec<EpochMetrics> {
 }
 
 /// Holding the 15 steps' target for 5 more trains as a 20-step task whose loss sums its
-/// last 6 states: the same losses, bit for bit.
+/// last 6 states: the same soft losses, bit for bit; the hard loss adds step 15's bits.
 #[test]
-fn holding_is_a_longer_rollout_whose_loss_sums_the_held_states() {
+fn holding_is_a_longer_rollout_whose_loss_sums_the_held_states_scored_at_both_ends() {
     let held = history(&["hold-steps=5"]);
     let longer = history(&["steps=20", "loss-steps=6"]);
-    assert_eq!(held, longer);
+    let soft = |h: &[EpochMetrics]| h.iter().map(|m| m.metrics.soft_loss).collect::<Vec<_>>();
+    assert_eq!(soft(&held), soft(&longer), "the same training");
     let plain = history(&[]);
     assert_ne!(held[0].metrics.soft_loss, plain[0].metrics.soft_loss);
+    // The hard loss counts the task's step and the end: at the first epoch (one model
+    // for all three) the plain run's wrong bits at step 15 plus the longer run's at 20.
+    let (h, l, p) = (held[0].metrics, longer[0].metrics, plain[0].metrics);
+    assert!(l.hard_loss > 0.0 && p.hard_loss > 0.0);
+    assert_eq!(h.hard_loss, l.hard_loss + p.hard_loss);
+    assert!((h.accuracy - (l.accuracy + p.accuracy) / 2.0).abs() < 1e-12);
 }
 
 #[test]

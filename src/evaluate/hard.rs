@@ -8,14 +8,14 @@ use crate::model::circuit::Circuit;
 use crate::model::network::Model;
 use crate::tasks;
 
-/// How long a hard rollout runs, and how many of its last states are scored: the states
-/// whose soft loss training sums (the last step's alone, unless the recipe's loss steps
-/// or hold steps ask for more), so that a hard loss of 0 means every one of them right.
+/// How long a hard rollout runs, and which of its states are scored: the last one, and
+/// with hold steps also the state at the task's step, so that a hard loss of 0 is the
+/// target right where the exact check looks (the task's step and the end of the hold).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Scoring {
     pub steps: usize,
-    /// At least 1, at most `steps` (or 1 for a rollout of no steps).
-    pub last_states: usize,
+    /// A step before the last whose state is scored too.
+    pub also_at: Option<usize>,
 }
 
 impl Scoring {
@@ -23,7 +23,7 @@ impl Scoring {
     pub fn last(steps: usize) -> Self {
         Scoring {
             steps,
-            last_states: 1,
+            also_at: None,
         }
     }
 }
@@ -40,24 +40,19 @@ pub fn score(
     scoring: Scoring,
     mut after_step: impl FnMut(usize),
 ) -> (f64, f64) {
-    let Scoring { steps, last_states } = scoring;
-    let states = last_states.clamp(1, steps.max(1));
-    let (mut wrong, mut right_share) = (0, 0.0);
+    let also_at = scoring.also_at.filter(|&s| s < scoring.steps);
+    let (mut wrong, mut right_share, mut states) = (0, 0.0, 1.0);
     run.set_state(init);
-    for t in 0..steps {
+    for t in 0..scoring.steps {
+        if also_at == Some(t) {
+            let (w, a) = hard_errors(run.rollout(), target_channels, target);
+            (wrong, right_share, states) = (w, a, 2.0);
+        }
         run.step(masks, t);
         after_step(t);
-        if t + states >= steps && t + 1 < steps {
-            let (w, a) = hard_errors(run.rollout(), target_channels, target);
-            wrong += w;
-            right_share += a;
-        }
     }
     let (w, a) = hard_errors(run.rollout(), target_channels, target);
-    (
-        (wrong + w) as f64,
-        (right_share + a) / states as f64,
-    )
+    ((wrong + w) as f64, (right_share + a) / states)
 }
 
 /// Hard rollouts of one model on batches of one shape, compiled once: an evaluation
@@ -115,10 +110,10 @@ mod tests {
     use crate::model::task::TaskKind;
     use crate::tasks::preset;
 
-    /// Scoring the last K states counts the wrong bits that K rollouts, each scored at its
-    /// own last state, count together; the accuracy is theirs on average.
+    /// Scoring also an earlier step counts the wrong bits that two rollouts, one ending
+    /// at each scored step, count together; the accuracy is theirs on average.
     #[test]
-    fn the_last_states_score_as_the_rollouts_that_end_at_each() {
+    fn an_earlier_step_scores_as_the_rollout_that_ends_there() {
         let (config, _) = preset(TaskKind::Checkerboard, true);
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let mut model = Model::new(config, &mut rng).unwrap();
@@ -131,22 +126,21 @@ mod tests {
         let mut run = HardRun::new(&model, 3, (8, 8));
         run.set_ops(&model);
         let mut at = |scoring| score(&mut run, &init, &target, &channels, None, scoring, |_| {});
-        let each: Vec<(f64, f64)> = (4..=6).map(|s| at(Scoring::last(s))).collect();
-        assert!(each.iter().any(|&(wrong, _)| wrong > 0.0), "{each:?}");
-        let (wrong, accuracy) = at(Scoring {
+        let (early, late) = (at(Scoring::last(2)), at(Scoring::last(6)));
+        assert!(early.0 > 0.0 && late.0 > 0.0, "{early:?} {late:?}");
+        let both = at(Scoring {
             steps: 6,
-            last_states: 3,
+            also_at: Some(2),
         });
-        assert_eq!(wrong, each.iter().map(|e| e.0).sum::<f64>());
-        let mean = each.iter().map(|e| e.1).sum::<f64>() / 3.0;
-        assert!((accuracy - mean).abs() < 1e-12, "{accuracy} vs {mean}");
-        // More states than steps score them all; one state is the last step's.
-        let all = at(Scoring {
-            steps: 6,
-            last_states: 99,
-        });
-        let every: f64 = (1..=6).map(|s| at(Scoring::last(s)).0).sum();
-        assert_eq!(all.0, every);
-        assert_eq!(at(Scoring { steps: 6, last_states: 1 }), each[2]);
+        assert_eq!(both.0, early.0 + late.0);
+        assert!((both.1 - (early.1 + late.1) / 2.0).abs() < 1e-12, "{both:?}");
+        // A step at or past the end adds nothing: the last state is scored once.
+        for also in [6, 9] {
+            let scoring = Scoring {
+                steps: 6,
+                also_at: Some(also),
+            };
+            assert_eq!(at(scoring), late);
+        }
     }
 }

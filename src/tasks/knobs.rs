@@ -160,9 +160,8 @@ pub static KNOBS: &[Knob] = &[
     Knob {
         key: "loss-steps",
         value_name: "K",
-        help: "Sum the soft loss over the states after the last K steps, not only the last, \
-               and count the hard loss's wrong bits over the same states [default: the \
-               recipe's, 1]",
+        help: "Sum the soft loss over the states after the last K steps, not only the last \
+               [default: the recipe's, 1]",
         target: Target::Count(|_, s| &mut s.recipe.loss_steps),
     },
     Knob {
@@ -192,9 +191,10 @@ pub static KNOBS: &[Knob] = &[
     Knob {
         key: "hold-steps",
         value_name: "K",
-        help: "Run the rollout K steps past the task's and sum the soft loss, and the hard \
-               loss's wrong bits, over every state from the task's step on, so the target \
-               must hold (not gol) [default: the recipe's, 0]",
+        help: "Run the rollout K steps past the task's and sum the soft loss over every \
+               state from the task's step on, so the target must hold; the hard loss counts \
+               the wrong bits at the task's step and at the end (not gol) [default: the \
+               recipe's, 0]",
         target: Target::Count(|_, s| &mut s.recipe.hold_steps),
     },
     Knob {

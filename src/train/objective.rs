@@ -68,6 +68,8 @@ pub struct Objective {
     steps: usize,
     /// The loss is summed over the states after the last this many steps.
     loss_steps: usize,
+    /// A step before the last whose hard state is scored too (a hold's task step).
+    hard_also_at: Option<usize>,
     /// `loss_grads[j]`: the loss's gradient on the state after step `steps - j`.
     loss_grads: Vec<Vec<f32>>,
     coef_grads: Vec<[f64; 4]>,
@@ -102,6 +104,7 @@ impl Objective {
             params: SoftParams::new(model.config.parametrization, gates),
             forward: Forward::Soft,
             loss_steps: 1,
+            hard_also_at: None,
             loss_grads: vec![vec![0.0; soft.final_state().len()]],
             coef_grads: vec![[0.0; 4]; gates],
             logit_grads: vec![[0.0; NUM_OPS]; gates],
@@ -155,8 +158,7 @@ impl Objective {
     }
 
     /// Sums the soft loss over the states after the last `k` steps (at least 1, at most
-    /// the rollout's steps; 1 unless told otherwise), and the hard loss over the same
-    /// states: a hard loss of 0 is every one of them right.
+    /// the rollout's steps; 1 unless told otherwise). The hard loss stays the last step's.
     pub fn set_loss_steps(&mut self, k: usize) {
         self.loss_steps = k.clamp(1, self.steps);
         let len = self.soft.final_state().len();
@@ -255,11 +257,17 @@ impl Objective {
         hard_score(hard, model, (init, target), masks, scoring)
     }
 
-    /// The hard rollout's length and the states it scores: those the soft loss sums.
+    /// Also scores the hard rollout's state after `step` steps (a hold's task step), so
+    /// that a hard loss of 0 is the target right there and at the end.
+    pub fn score_hard_also_at(&mut self, step: Option<usize>) {
+        self.hard_also_at = step;
+    }
+
+    /// The hard rollout's length and the states it scores.
     fn scoring(&self) -> hard::Scoring {
         hard::Scoring {
             steps: self.steps,
-            last_states: self.loss_steps,
+            also_at: self.hard_also_at,
         }
     }
 
