@@ -133,7 +133,10 @@ mod tests {
             also_at: Some(2),
         });
         assert_eq!(both.0, early.0 + late.0);
-        assert!((both.1 - (early.1 + late.1) / 2.0).abs() < 1e-12, "{both:?}");
+        assert!(
+            (both.1 - (early.1 + late.1) / 2.0).abs() < 1e-12,
+            "{both:?}"
+        );
         // A step at or past the end adds nothing: the last state is scored once.
         for also in [6, 9] {
             let scoring = Scoring {
