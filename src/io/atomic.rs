@@ -47,6 +47,18 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomically_with(path, |out| out.write_all(bytes))
 }
 
+/// [`write_atomically`] that never replaces a file: when `path` exists, even one another
+/// process made a moment ago, it fails with [`std::io::ErrorKind::AlreadyExists`] and
+/// leaves that file as it is (a hard link in place of the rename).
+pub fn write_new_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp = partial_beside(path)?;
+    tmp.as_file_mut().write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    readable_by_all(&tmp)?;
+    tmp.persist_noclobber(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// [`write_atomically`] for output produced piece by piece: `write` gets a buffered
 /// writer on the temporary file, which becomes `path` only when `write` succeeds.
 pub fn write_atomically_with<E: From<std::io::Error>>(
@@ -59,12 +71,21 @@ pub fn write_atomically_with<E: From<std::io::Error>>(
         write(&mut out)?;
         out.flush()?;
     }
+    readable_by_all(&tmp)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Makes the temporary file an ordinary 0644 file before it takes the output's name
+/// (`tempfile` creates it 0600).
+fn readable_by_all(tmp: &tempfile::NamedTempFile) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))?;
     }
-    tmp.persist(path).map_err(|e| e.error)?;
+    #[cfg(not(unix))]
+    let _ = tmp;
     Ok(())
 }
 
@@ -109,6 +130,21 @@ pub fn check_writable(path: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_file_is_written_once_and_never_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/first.json");
+        write_new_atomically(&path, b"one").unwrap();
+        let err = write_new_atomically(&path, b"two").unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&path).unwrap(), b"one");
+        assert_eq!(
+            remove_leftovers(&path).unwrap(),
+            0,
+            "no temporary file left"
+        );
+    }
 
     #[test]
     fn checking_a_path_leaves_nothing_behind() {

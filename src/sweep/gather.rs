@@ -71,9 +71,13 @@ fn run_of(manifest: &Manifest, row: &Row, path: &Path) -> Result<(usize, u64), S
             expected: manifest.sweep_id.clone(),
         });
     }
-    let setting = manifest.settings.iter().position(|s| *s == row.setting);
+    let setting = manifest
+        .sweep
+        .settings
+        .iter()
+        .position(|s| *s == row.setting);
     match setting {
-        Some(s) if manifest.seeds.contains(&row.seed) => Ok((s, row.seed)),
+        Some(s) if manifest.sweep.seeds.contains(&row.seed) => Ok((s, row.seed)),
         _ => Err(StoreError::NotInPlan {
             path: path.to_path_buf(),
             setting: row.setting.clone(),

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::error::StoreError;
-use super::plan;
+use super::plan::{self, Shard};
+use crate::io::atomic::write_new_atomically;
 
 /// The manifest's file name in a sweep's folder.
 pub const MANIFEST: &str = "manifest.json";
@@ -18,12 +19,21 @@ pub const MANIFEST: &str = "manifest.json";
 /// The version of the manifest's and the rows' layout; part of the `sweep_id`.
 pub const FORMAT: u32 = 1;
 
-/// One sweep's plan and identity, as `DIR/manifest.json` holds it.
+/// One sweep's plan and identity, as `DIR/manifest.json` holds it (the plan's fields
+/// side by side with the id).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Manifest {
-    /// A hash of every other field: two folders belong to one sweep when their ids agree.
+    /// A hash of the format and the plan: two folders belong to one sweep when their ids
+    /// agree.
     pub sweep_id: String,
     pub format: u32,
+    #[serde(flatten)]
+    pub sweep: Sweep,
+}
+
+/// What a sweep runs, and how it is cut.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Sweep {
     /// The task's name, as the command line spells it.
     pub task: String,
     /// The reduced preset (`--small`).
@@ -42,91 +52,38 @@ pub struct Manifest {
     pub version: String,
 }
 
-/// What a manifest is made from; [`Manifest::new`] adds the id.
-#[derive(Debug, Clone)]
-pub struct Sweep {
-    pub task: String,
-    pub small: bool,
-    pub full: bool,
-    pub seeds: Vec<u64>,
-    pub sets: Vec<String>,
-    pub settings: Vec<String>,
-    pub shards: usize,
-    pub version: String,
-}
-
 impl Manifest {
     pub fn new(sweep: Sweep) -> Self {
-        let mut manifest = Manifest {
-            sweep_id: String::new(),
+        Manifest {
+            sweep_id: sweep_id(FORMAT, &sweep),
             format: FORMAT,
-            task: sweep.task,
-            small: sweep.small,
-            full: sweep.full,
-            seeds: sweep.seeds,
-            sets: sweep.sets,
-            settings: sweep.settings,
-            shards: sweep.shards,
-            version: sweep.version,
-        };
-        manifest.sweep_id = manifest.hash();
-        manifest
-    }
-
-    /// The first 16 hex digits of the SHA-256 of the manifest's JSON without its id.
-    fn hash(&self) -> String {
-        let without_id = Manifest {
-            sweep_id: String::new(),
-            ..self.clone()
-        };
-        let json = serde_json::to_vec(&without_id).expect("a manifest serializes");
-        let digest = Sha256::digest(&json);
-        digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+            sweep,
+        }
     }
 
     /// Every `(setting, seed)` run, in plan order.
     pub fn plan(&self) -> Vec<(usize, u64)> {
-        plan::entries(self.settings.len(), &self.seeds)
+        plan::entries(self.sweep.settings.len(), &self.sweep.seeds)
     }
 
     /// The runs of shard `index`: plan entries k with k mod shards = index.
     pub fn shard(&self, index: usize) -> Vec<(usize, u64)> {
-        plan::shard(
-            &self.plan(),
-            Shard::new(index, self.shards).expect("index < shards"),
-        )
+        let shard = Shard::new(index, self.sweep.shards).expect("index < shards");
+        plan::shard(&self.plan(), shard)
     }
 
-    /// The shard that runs `(setting, seed)`, if that run is in the plan.
-    pub fn shard_of(&self, setting: usize, seed: u64) -> Option<usize> {
-        let k = self.plan().iter().position(|&r| r == (setting, seed))?;
-        Some(k % self.shards)
-    }
-
-    /// Writes the manifest into `dir` unless one is there, without ever replacing one (a
-    /// hard link, which fails when the name exists: shards that start at once agree on
-    /// the first); then requires that the manifest in `dir` is this one.
+    /// Writes the manifest into `dir` unless one is there, without ever replacing one
+    /// (shards that start at once agree on the first); then requires that the manifest
+    /// in `dir` is this one.
     pub fn create_or_check(&self, dir: &Path) -> Result<(), StoreError> {
         let path = dir.join(MANIFEST);
-        let io = |source| StoreError::Io {
-            path: path.clone(),
-            source,
-        };
-        std::fs::create_dir_all(dir).map_err(io)?;
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".manifest.")
-            .suffix(".partial")
-            .tempfile_in(dir)
-            .map_err(io)?;
-        serde_json::to_writer_pretty(tmp.as_file_mut(), self).expect("a manifest serializes");
-        tmp.as_file().sync_all().map_err(io)?;
-        match tmp.persist_noclobber(&path) {
-            Ok(_) => Ok(()),
-            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
-                let found = Manifest::read(dir)?;
-                self.same_sweep(&found, dir)
+        let json = serde_json::to_vec_pretty(self).expect("a manifest serializes");
+        match write_new_atomically(&path, &json) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                self.same_sweep(&Manifest::read(dir)?, dir)
             }
-            Err(e) => Err(io(e.error)),
+            Err(source) => Err(StoreError::Io { path, source }),
         }
     }
 
@@ -145,7 +102,7 @@ impl Manifest {
                 path: path.clone(),
                 reason: source.to_string(),
             })?;
-        if manifest.sweep_id != manifest.hash() {
+        if manifest.sweep_id != sweep_id(manifest.format, &manifest.sweep) {
             return Err(StoreError::BadManifest {
                 path,
                 reason: "its sweep_id is not the hash of its plan (edited by hand?)".into(),
@@ -169,15 +126,16 @@ impl Manifest {
 
     /// The names of the fields in which `other` differs.
     fn differences(&self, other: &Manifest) -> Vec<&'static str> {
+        let (a, b) = (&self.sweep, &other.sweep);
         let checks = [
             ("format", self.format != other.format),
-            ("task", self.task != other.task),
-            ("--small", self.small != other.small),
-            ("--full", self.full != other.full),
-            ("seeds", self.seeds != other.seeds),
-            ("settings", self.sets != other.sets),
-            ("shards", self.shards != other.shards),
-            ("version", self.version != other.version),
+            ("task", a.task != b.task),
+            ("--small", a.small != b.small),
+            ("--full", a.full != b.full),
+            ("seeds", a.seeds != b.seeds),
+            ("settings", a.sets != b.sets),
+            ("shards", a.shards != b.shards),
+            ("version", a.version != b.version),
         ];
         checks.into_iter().filter(|c| c.1).map(|c| c.0).collect()
     }
@@ -186,7 +144,7 @@ impl Manifest {
     pub fn row_path(&self, dir: &Path, setting: usize, seed: u64) -> PathBuf {
         dir.join("runs").join(format!(
             "{}-seed{seed}.json",
-            file_safe(&self.settings[setting])
+            file_safe(&self.sweep.settings[setting])
         ))
     }
 
@@ -194,7 +152,7 @@ impl Manifest {
     pub fn model_path(&self, dir: &Path, setting: usize, seed: u64) -> PathBuf {
         dir.join("runs").join(format!(
             "{}-seed{seed}.model.json",
-            file_safe(&self.settings[setting])
+            file_safe(&self.sweep.settings[setting])
         ))
     }
 }
@@ -210,46 +168,14 @@ fn file_safe(label: &str) -> String {
         .collect()
 }
 
-/// Piece `index` of `count` (0-based, as `SLURM_ARRAY_TASK_ID` and `JOB_COMPLETION_INDEX`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    pub index: usize,
-    pub count: usize,
-}
-
-impl Shard {
-    pub fn new(index: usize, count: usize) -> Result<Self, String> {
-        if count == 0 {
-            return Err("the number of shards must be at least 1".into());
-        }
-        if index >= count {
-            return Err(format!(
-                "shard {index} does not exist in {count} shard(s) (they count from 0 to {})",
-                count - 1
-            ));
-        }
-        Ok(Shard { index, count })
-    }
-
-    /// The whole plan as one piece: a sweep on one machine.
-    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
-}
-
-impl std::str::FromStr for Shard {
-    type Err = String;
-
-    /// `I/N`, e.g. `3/8`.
-    fn from_str(text: &str) -> Result<Self, String> {
-        let (index, count) = text
-            .split_once('/')
-            .ok_or_else(|| format!("'{text}': expected INDEX/COUNT, e.g. 0/4"))?;
-        let number = |s: &str| {
-            s.trim()
-                .parse::<usize>()
-                .map_err(|_| format!("'{s}' in '{text}' is not a whole number"))
-        };
-        Shard::new(number(index)?, number(count)?)
-    }
+/// The id of a sweep of `format`: the first 16 hex digits of the SHA-256 of its plan's
+/// JSON.
+fn sweep_id(format: u32, sweep: &Sweep) -> String {
+    let json = serde_json::to_vec(&(format, sweep)).expect("a plan serializes");
+    Sha256::digest(&json)[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -276,8 +202,6 @@ mod tests {
         assert_eq!(m.shard(0), [(0, 0), (1, 1)]);
         assert_eq!(m.shard(1), [(0, 1), (1, 2)]);
         assert_eq!(m.shard(3), [(1, 0)]);
-        assert_eq!(m.shard_of(1, 0), Some(3));
-        assert_eq!(m.shard_of(1, 9), None);
         let mut all: Vec<_> = (0..4).flat_map(|i| m.shard(i)).collect();
         all.sort();
         assert_eq!(all, m.plan());
@@ -313,14 +237,6 @@ mod tests {
         let err = manifest(2).create_or_check(dir.path()).unwrap_err();
         assert!(err.to_string().contains("differs in shards"), "{err}");
         assert_eq!(Manifest::read(dir.path()).unwrap(), m, "never replaced");
-    }
-
-    #[test]
-    fn shards_parse_as_index_over_count() {
-        assert_eq!("2/7".parse(), Ok(Shard { index: 2, count: 7 }));
-        assert!("7/7".parse::<Shard>().unwrap_err().contains("0 to 6"));
-        assert!("1/0".parse::<Shard>().is_err());
-        assert!("1".parse::<Shard>().unwrap_err().contains("INDEX/COUNT"));
     }
 
     #[test]

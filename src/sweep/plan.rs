@@ -1,8 +1,7 @@
-//! The runs of a sweep, in their fixed order, and the part of them one shard runs.
+//! The runs of a sweep, in their fixed order, and the part of them one shard runs:
+//! piece I of N (`Shard`) runs the entries k with k mod N = I.
 
 use crate::error::TooManyRuns;
-
-use super::manifest::Shard;
 
 /// The most runs one sweep may start (settings times seeds): far above the sweeps of
 /// `docs/recipes.md` (a few hundred runs), so that a mistyped seed range or list of
@@ -48,9 +47,59 @@ pub fn shard(plan: &[(usize, u64)], shard: Shard) -> Vec<(usize, u64)> {
         .collect()
 }
 
+/// Piece `index` of `count` (0-based, as `SLURM_ARRAY_TASK_ID` and `JOB_COMPLETION_INDEX`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    pub fn new(index: usize, count: usize) -> Result<Self, String> {
+        if count == 0 {
+            return Err("the number of shards must be at least 1".into());
+        }
+        if index >= count {
+            return Err(format!(
+                "shard {index} does not exist in {count} shard(s) (they count from 0 to {})",
+                count - 1
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The whole plan as one piece: a sweep on one machine.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// `I/N`, e.g. `3/8`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        let (index, count) = text
+            .split_once('/')
+            .ok_or_else(|| format!("'{text}': expected INDEX/COUNT, e.g. 0/4"))?;
+        let number = |s: &str| {
+            s.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("'{s}' in '{text}' is not a whole number"))
+        };
+        Shard::new(number(index)?, number(count)?)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shards_parse_as_index_over_count() {
+        assert_eq!("2/7".parse(), Ok(Shard { index: 2, count: 7 }));
+        assert!("7/7".parse::<Shard>().unwrap_err().contains("0 to 6"));
+        assert!("1/0".parse::<Shard>().is_err());
+        assert!("1".parse::<Shard>().unwrap_err().contains("INDEX/COUNT"));
+    }
 
     #[test]
     fn a_plan_lists_every_run_up_to_its_maximum() {

@@ -70,7 +70,7 @@ impl Row {
         });
         Row {
             sweep_id: manifest.sweep_id.clone(),
-            setting: manifest.settings[outcome.setting].clone(),
+            setting: manifest.sweep.settings[outcome.setting].clone(),
             seed: outcome.seed,
             result: RunResult {
                 exact: outcome.exact,
@@ -139,7 +139,7 @@ impl Row {
     pub fn done(manifest: &Manifest, dir: &Path, setting: usize, seed: u64) -> Option<Row> {
         let row = Row::read(&manifest.row_path(dir, setting, seed)).ok()?;
         let ours = row.sweep_id == manifest.sweep_id
-            && row.setting == manifest.settings[setting]
+            && row.setting == manifest.sweep.settings[setting]
             && row.seed == seed;
         ours.then_some(row)
     }

@@ -9,8 +9,8 @@ use anyhow::{bail, Context, Result};
 use logicars::io::atomic::write_atomically;
 use logicars::sweep::manifest::Manifest;
 
+use super::exit::MISCONFIGURED_EXIT;
 use super::plan::shard_args;
-use super::shard::MISCONFIGURED_EXIT;
 use super::{ClusterArgs, Engine};
 
 /// The Slurm batch script's name in the sweep's folder.
@@ -60,7 +60,7 @@ pub(super) fn write(
     println!(
         "wrote {} ({} shards of a {runs}-run sweep, {threads} CPU(s) and {mib} MiB each)",
         path.display(),
-        manifest.shards
+        manifest.sweep.shards
     );
     let merge = format!("{} sweep merge {}", program(), dir.display());
     match engine {
@@ -107,13 +107,13 @@ impl JobShape<'_> {
             format!(
                 "# logicars sweep {} of {}: {} runs in {} shards.",
                 m.sweep_id,
-                m.task,
+                m.sweep.task,
                 m.plan().len(),
-                m.shards
+                m.sweep.shards
             ),
             "# Run again only some shards with: sbatch --array=I,J,... this file".into(),
-            format!("#SBATCH --job-name=logicars-{}", m.task),
-            format!("#SBATCH --array=0-{}{throttle}", m.shards - 1),
+            format!("#SBATCH --job-name=logicars-{}", m.sweep.task),
+            format!("#SBATCH --array=0-{}{throttle}", m.sweep.shards - 1),
             format!("#SBATCH --cpus-per-task={}", self.threads),
             format!("#SBATCH --mem={}M", self.mib),
             format!("#SBATCH --output={}/shard-%a.log", logs.display()),
@@ -157,13 +157,13 @@ impl JobShape<'_> {
             .iter()
             .map(serde_json::to_string)
             .collect::<Result<_, _>>()?;
-        let parallelism = c.throttle.unwrap_or(m.shards).min(m.shards);
+        let parallelism = c.throttle.unwrap_or(m.sweep.shards).min(m.sweep.shards);
         let q = |s: &str| serde_json::to_string(s).expect("a string serializes");
         let fields = [
             ("id", m.sweep_id.clone()),
-            ("task", m.task.clone()),
+            ("task", m.sweep.task.clone()),
             ("runs", m.plan().len().to_string()),
-            ("shards", m.shards.to_string()),
+            ("shards", m.sweep.shards.to_string()),
             ("name", job_name(m)),
             ("parallelism", parallelism.to_string()),
             ("retries", c.retries.to_string()),

@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 use clap::Args;
 use logicars::model::task::TaskKind;
-use logicars::sweep::gather::gather;
+use logicars::sweep::gather::{gather, Gathered};
 use logicars::sweep::{self};
 use logicars::tasks::preset;
 
-use super::shard::store_error;
+use super::exit::store_error;
 use super::tables::{runs_table, summary_table, write_outputs};
 use crate::support::outputs::check_outputs;
 
@@ -45,16 +45,18 @@ pub(super) fn check_table_outputs(dir: &Path) -> Result<()> {
 /// Gathers the rows in `dirs`, prints the tables and writes them into `out`; refuses a
 /// sweep with runs missing, naming them.
 pub(super) fn merge_into(dirs: &[PathBuf], out: &Path) -> Result<()> {
-    let gathered = gather(dirs).map_err(store_error)?;
-    let manifest = &gathered.manifest;
-    if !gathered.missing.is_empty() {
-        let listed: Vec<String> = gathered
-            .missing
+    let Gathered {
+        manifest,
+        mut outcomes,
+        missing,
+    } = gather(dirs).map_err(store_error)?;
+    if !missing.is_empty() {
+        let listed: Vec<String> = missing
             .iter()
             .take(10)
-            .map(|&(s, seed)| format!("'{}' seed {seed}", manifest.settings[s]))
+            .map(|&(s, seed)| format!("'{}' seed {seed}", manifest.sweep.settings[s]))
             .collect();
-        let more = gathered.missing.len().saturating_sub(listed.len());
+        let more = missing.len().saturating_sub(listed.len());
         let more = if more > 0 {
             format!(" and {more} more")
         } else {
@@ -63,22 +65,21 @@ pub(super) fn merge_into(dirs: &[PathBuf], out: &Path) -> Result<()> {
         bail!(
             "{} of the sweep's {} runs have no row: {}{more}; `logicars sweep status {}` \
              says which shards to run again",
-            gathered.missing.len(),
+            missing.len(),
             manifest.plan().len(),
             listed.join(", "),
             dirs[0].display()
         );
     }
-    let Some(task) = TaskKind::from_name(&manifest.task) else {
+    let Some(task) = TaskKind::from_name(&manifest.sweep.task) else {
         bail!(
             "the manifest's task '{}' is not a task of this logicars",
-            manifest.task
+            manifest.sweep.task
         );
     };
-    let epochs = preset(task, manifest.small).1.epochs;
-    let labels = &manifest.settings;
+    let epochs = preset(task, manifest.sweep.small).1.epochs;
+    let labels = &manifest.sweep.settings;
     // Listed per setting in seed order, whatever order the seeds were given in.
-    let mut outcomes = gathered.outcomes.clone();
     outcomes.sort_by_key(|o| (o.setting, o.seed));
     let summaries = sweep::summarize(&outcomes, labels.len());
     print!("{}", runs_table(&outcomes, labels));

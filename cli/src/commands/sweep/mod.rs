@@ -7,6 +7,7 @@
 //! them (`--emit` writes the job for Slurm or Kubernetes).
 
 mod emit;
+mod exit;
 mod merge;
 mod plan;
 mod shard;
@@ -17,12 +18,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
 use logicars::model::task::TaskKind;
-use logicars::sweep::manifest::Shard;
+use logicars::sweep::plan::Shard;
 
 use crate::support::value_parsers::task_parser;
 use plan::{parse_seeds, seeds_help, set_help, Seeds};
 
-pub use shard::{Misconfigured, MISCONFIGURED_EXIT};
+pub use exit::{Misconfigured, MISCONFIGURED_EXIT};
 
 #[derive(Debug, Args)]
 #[command(

@@ -147,22 +147,22 @@ pub(super) fn shard_args(
     index: &str,
     threads: Option<usize>,
 ) -> Vec<String> {
-    let mut args = vec!["sweep".to_string(), manifest.task.clone()];
-    if manifest.small {
+    let mut args = vec!["sweep".to_string(), manifest.sweep.task.clone()];
+    if manifest.sweep.small {
         args.push("--small".into());
     }
-    args.extend(["--seeds".into(), seeds_flag(&manifest.seeds)]);
-    for set in &manifest.sets {
+    args.extend(["--seeds".into(), seeds_flag(&manifest.sweep.seeds)]);
+    for set in &manifest.sweep.sets {
         args.extend(["--set".into(), set.clone()]);
     }
-    if manifest.full {
+    if manifest.sweep.full {
         args.push("--full".into());
     }
     args.extend([
         "--out".into(),
         dir.display().to_string(),
         "--shard".into(),
-        format!("{index}/{}", manifest.shards),
+        format!("{index}/{}", manifest.sweep.shards),
     ]);
     if let Some(threads) = threads {
         args.extend(["--threads".into(), threads.to_string()]);

@@ -8,41 +8,17 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use logicars::io::model_file;
 use logicars::model::task::TaskKind;
-use logicars::sweep::error::StoreError;
-use logicars::sweep::manifest::{Manifest, Shard};
+use logicars::sweep::manifest::Manifest;
+use logicars::sweep::plan::Shard;
 use logicars::sweep::rows::Row;
 use logicars::sweep::{self, Outcome, Setting};
 use logicars::train::memory::training_run_bytes;
 use rayon::prelude::*;
 
+use super::exit::{misconfigured, store_error};
 use super::plan::{self, setting_count, settings};
 use super::{emit, merge, PlanArgs};
 use crate::support::resources::{ensure_memory, thread_pool};
-
-/// Why a sweep cannot start, such that running it again cannot help (another sweep's
-/// folder, a setting that does not validate): the command exits with code 2, which the
-/// emitted jobs tell the scheduler not to retry. It reads as the error it wraps.
-#[derive(Debug, thiserror::Error)]
-#[error("{0:#}")]
-pub struct Misconfigured(pub anyhow::Error);
-
-/// Marks an error as one that no retry can mend.
-pub(super) fn misconfigured(error: impl Into<anyhow::Error>) -> anyhow::Error {
-    Misconfigured(error.into()).into()
-}
-
-/// A sweep file's error, marked when no retry can mend it (a folder that cannot be read
-/// now may be readable on the retry).
-pub(super) fn store_error(error: StoreError) -> anyhow::Error {
-    if error.is_configuration() {
-        misconfigured(error)
-    } else {
-        error.into()
-    }
-}
-
-/// The exit code of a sweep that cannot start.
-pub const MISCONFIGURED_EXIT: u8 = 2;
 
 /// The sweep's folder: `--out`, or one named after the task.
 fn folder(args: &PlanArgs, task: TaskKind) -> PathBuf {
@@ -119,10 +95,10 @@ fn announce(manifest: &Manifest, shard: Shard, dir: &Path, runs: usize, pending:
     let what = if shard == Shard::WHOLE {
         format!(
             "Sweeping {}{}: {} setting(s) x {} seed(s) = {runs} runs",
-            manifest.task,
-            if manifest.small { "-small" } else { "" },
-            manifest.settings.len(),
-            manifest.seeds.len()
+            manifest.sweep.task,
+            if manifest.sweep.small { "-small" } else { "" },
+            manifest.sweep.settings.len(),
+            manifest.sweep.seeds.len()
         )
     } else {
         format!(
@@ -130,7 +106,7 @@ fn announce(manifest: &Manifest, shard: Shard, dir: &Path, runs: usize, pending:
             shard.index,
             shard.count,
             manifest.sweep_id,
-            manifest.task,
+            manifest.sweep.task,
             manifest.plan().len()
         )
     };
@@ -173,14 +149,15 @@ impl Job<'_> {
         let pending = without_row();
         announce(manifest, shard, dir, mine.len(), pending.len());
         self.run_all(&pending)?;
-        if let Some(&(s, seed)) = without_row().first() {
+        let unfinished = without_row();
+        if let Some(&(s, seed)) = unfinished.first() {
             bail!(
                 "shard {}/{}: {} of its runs have no row (the first: setting '{}' seed {seed}); \
                  run the shard again to finish them",
                 shard.index,
                 shard.count,
-                without_row().len(),
-                manifest.settings[s]
+                unfinished.len(),
+                manifest.sweep.settings[s]
             );
         }
         if whole {

@@ -1,5 +1,6 @@
 //! `logicars sweep status`: how far each shard of a sweep has got, and what to run again.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -8,8 +9,8 @@ use logicars::sweep::gather::gather;
 use logicars::sweep::manifest::Manifest;
 
 use super::emit::{program, SBATCH};
+use super::exit::store_error;
 use super::plan::shard_args;
-use super::shard::store_error;
 
 #[derive(Debug, Args)]
 pub struct StatusArgs {
@@ -20,22 +21,23 @@ pub struct StatusArgs {
 pub fn run(args: &StatusArgs) -> Result<()> {
     let gathered = gather(std::slice::from_ref(&args.dir)).map_err(store_error)?;
     let manifest = &gathered.manifest;
+    let missing: HashSet<&(usize, u64)> = gathered.missing.iter().collect();
     println!(
         "sweep {} ({}{}, {} runs in {} shard(s))",
         manifest.sweep_id,
-        manifest.task,
-        if manifest.small { " --small" } else { "" },
+        manifest.sweep.task,
+        if manifest.sweep.small { " --small" } else { "" },
         manifest.plan().len(),
-        manifest.shards
+        manifest.sweep.shards
     );
     println!("{:>6}  {:>6}  {:>7}  missing", "shard", "done", "runs");
     let mut unfinished = Vec::new();
-    for index in 0..manifest.shards {
+    for index in 0..manifest.sweep.shards {
         let runs = manifest.shard(index);
         let missing: Vec<String> = runs
             .iter()
-            .filter(|run| gathered.missing.contains(run))
-            .map(|&(s, seed)| format!("'{}' seed {seed}", manifest.settings[s]))
+            .filter(|run| missing.contains(run))
+            .map(|&(s, seed)| format!("'{}' seed {seed}", manifest.sweep.settings[s]))
             .collect();
         println!(
             "{index:>6}  {:>6}  {:>7}  {}",
