@@ -1,6 +1,8 @@
 //! Interleaved, adaptive measurement: for each workload, round after round, every variant
 //! once (the order rotating), until every speedup over the baseline is known to the
-//! precision asked for, or the time budget is spent.
+//! precision asked for, or the time budget is spent. Every workload first gets its
+//! minimum of rounds; after that each round goes to the workload whose widest interval
+//! is widest, so the budget is spent where the uncertainty is.
 
 use std::path::Path;
 
@@ -23,31 +25,67 @@ pub fn measure(
     plan: &Plan,
     scratch: &Path,
 ) -> Result<Vec<Measured>> {
-    let mut all = Vec::new();
-    let mut spent = 0.0;
-    for (i, workload) in set.workloads.iter().enumerate() {
-        let share = (plan.budget_s - spent).max(0.0) / (set.workloads.len() - i) as f64;
-        let measured = measure_workload(runner, contestants, workload, plan, share, scratch)?;
-        spent += measured
-            .samples
-            .iter()
-            .flat_map(|s| &s.runs)
-            .map(|m| m.wall_s)
-            .sum::<f64>();
-        all.push(measured);
+    let (mut states, mut spent) = (Vec::new(), 0.0);
+    for workload in &set.workloads {
+        let (state, seconds) = start(runner, contestants, workload, plan, scratch)?;
+        states.push(state);
+        spent += seconds;
     }
-    Ok(all)
+    loop {
+        let widths: Vec<f64> = states.iter().map(State::widest).collect();
+        let open = (0..states.len()).filter(|&i| {
+            let s = &states[i];
+            widths[i] > plan.precision && s.rounds < plan.max_rounds
+        });
+        let Some(next) = open.max_by(|&a, &b| widths[a].total_cmp(&widths[b])) else {
+            break;
+        };
+        if spent >= plan.budget_s {
+            break;
+        }
+        let workload = &set.workloads[next];
+        spent += states[next].round(runner, contestants, workload, plan, scratch)?;
+        eprintln!(
+            "[measure] {} round {}: widest interval ±{:.2}% ({:.0} of {:.0} s)",
+            workload.name,
+            states[next].rounds,
+            100.0 * states[next].widest(),
+            spent,
+            plan.budget_s
+        );
+    }
+    set.workloads
+        .iter()
+        .zip(states)
+        .map(|(workload, state)| {
+            check_same_results(&workload.name, contestants, &state.samples)?;
+            let stop = stop_after(
+                state.rounds,
+                plan,
+                spent,
+                plan.budget_s,
+                &state.half_widths(),
+            )
+            .unwrap_or(Stop::Budget);
+            Ok(Measured {
+                metric: metric_of(&state.samples),
+                samples: state.samples,
+                stop,
+            })
+        })
+        .collect()
 }
 
-fn measure_workload(
+/// A workload's warm-up rounds and its minimum of timed rounds; returns them and the
+/// seconds they took.
+fn start(
     runner: &mut dyn Runner,
     contestants: &[Contestant],
     workload: &Workload,
     plan: &Plan,
-    share_s: f64,
     scratch: &Path,
-) -> Result<Measured> {
-    let mut samples = vec![Samples::default(); contestants.len()];
+) -> Result<(State, f64)> {
+    let mut state = State::new(contestants.len());
     let mut spent = 0.0;
     for round in 0..plan.warmup {
         eprintln!(
@@ -60,36 +98,56 @@ fn measure_workload(
             spent += run_once(runner, c, workload, plan, scratch)?.wall_s;
         }
     }
-    let mut round = 0;
-    let stop = loop {
+    for _ in 0..plan.min_rounds {
+        spent += state.round(runner, contestants, workload, plan, scratch)?;
+    }
+    Ok((state, spent))
+}
+
+/// One workload's timed rounds so far.
+struct State {
+    samples: Vec<Samples>,
+    rounds: usize,
+}
+
+impl State {
+    fn new(contestants: usize) -> Self {
+        State {
+            samples: vec![Samples::default(); contestants],
+            rounds: 0,
+        }
+    }
+
+    /// Runs one timed round, every variant once in the rotating order; returns its
+    /// seconds.
+    fn round(
+        &mut self,
+        runner: &mut dyn Runner,
+        contestants: &[Contestant],
+        workload: &Workload,
+        plan: &Plan,
+        scratch: &Path,
+    ) -> Result<f64> {
         let n = contestants.len();
+        let mut spent = 0.0;
         for k in 0..n {
-            let v = (round + k) % n;
+            let v = (self.rounds + k) % n;
             let m = run_once(runner, &contestants[v], workload, plan, scratch)?;
             spent += m.wall_s;
-            samples[v].runs.push(m);
+            self.samples[v].runs.push(m);
         }
-        round += 1;
-        let metric = metric_of(&samples);
-        let widths = half_widths(&samples, metric);
-        let widest = widths.iter().copied().fold(0.0, f64::max);
-        eprintln!(
-            "[measure] {} round {round}: widest interval ±{:.2}% ({:.0} of {:.0} s)",
-            workload.name,
-            100.0 * widest,
-            spent,
-            share_s
-        );
-        if let Some(stop) = stop_after(round, plan, spent, share_s, &widths) {
-            break stop;
-        }
-    };
-    check_same_results(&workload.name, contestants, &samples)?;
-    Ok(Measured {
-        metric: metric_of(&samples),
-        samples,
-        stop,
-    })
+        self.rounds += 1;
+        Ok(spent)
+    }
+
+    fn half_widths(&self) -> Vec<f64> {
+        half_widths(&self.samples, metric_of(&self.samples))
+    }
+
+    /// The widest interval's relative half-width (0 with only the baseline).
+    fn widest(&self) -> f64 {
+        self.half_widths().into_iter().fold(0.0, f64::max)
+    }
 }
 
 /// Whether to stop after `rounds` timed rounds that took `spent` of `share` seconds,
@@ -228,6 +286,58 @@ mod tests {
         let measured = measure(&mut r, &contestants(), &set(), &plan(2, 7, 0), dir.path()).unwrap();
         assert_eq!(measured[0].stop, Stop::MaxRounds);
         assert_eq!(measured[0].samples[0].runs.len(), 7);
+    }
+
+    /// A quiet workload stops at its minimum; the rounds left go to the noisy one.
+    #[test]
+    fn extra_rounds_go_to_the_widest_interval() {
+        // Noise only on the runs of workload w2 (argument "two").
+        let mut r = MockRunner {
+            calls: vec![],
+            output_of: |v| format!("acc=1\nwall time:    {v} s\n"),
+            noise: vec![0.0],
+        };
+        struct Noisy<'a>(&'a mut MockRunner);
+        impl Runner for Noisy<'_> {
+            fn run(&mut self, inv: &Invocation) -> Result<Measurement> {
+                let noisy = inv.args[0] == "two";
+                let call = self.0.calls.len();
+                self.0.noise = if noisy {
+                    vec![[0.0, 0.3, -0.2, 0.1][call % 4]]
+                } else {
+                    vec![0.0]
+                };
+                self.0.run(inv)
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let measured = measure(
+            &mut Noisy(&mut r),
+            &contestants(),
+            &set(),
+            &plan(3, 9, 0),
+            dir.path(),
+        )
+        .unwrap();
+        assert_eq!(measured[0].stop, Stop::Precise);
+        assert_eq!(measured[0].samples[0].runs.len(), 3, "w1 keeps its minimum");
+        assert_eq!(measured[1].stop, Stop::MaxRounds);
+        assert_eq!(measured[1].samples[0].runs.len(), 9, "w2 gets the rest");
+        let w2_after_w1 = r.calls[6..].iter().all(|c| c.ends_with(":two"));
+        assert!(w2_after_w1, "{:?}", r.calls);
+    }
+
+    #[test]
+    fn a_spent_budget_stops_every_open_workload() {
+        let mut r = runner(vec![0.0, 0.3, -0.2, 0.1]);
+        let dir = tempfile::tempdir().unwrap();
+        let tight = Plan {
+            budget_s: 1.0,
+            ..plan(2, 50, 0)
+        };
+        let measured = measure(&mut r, &contestants(), &set(), &tight, dir.path()).unwrap();
+        assert!(measured.iter().all(|m| m.stop == Stop::Budget));
+        assert!(measured.iter().all(|m| m.samples[0].runs.len() == 2));
     }
 
     #[test]
