@@ -25,7 +25,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use commands::{
-    assets, bolt, clean, compare, doctor, flamegraph, instructions, pgo, report, setup,
+    assets, bolt, clean, compare, doctor, explain, flamegraph, instructions, pgo, report, setup,
 };
 use results::verdict::Verdict;
 
@@ -53,6 +53,10 @@ enum Command {
     /// Measure the variants side by side until their differences are known; write
     /// results/<name>.{md,json,svg}, hyperfine-style exports and a history row.
     Report(report::ReportArgs),
+    /// Why a variant gains or loses on one workload: where the time moved against the
+    /// baseline (perf samples and instruction counts by module and function), and the
+    /// machine code of the functions that moved most, side by side.
+    Explain(explain::ExplainArgs),
     /// Compare two reports of results/history.csv; exit code 3 on a slowdown.
     Compare(compare::CompareArgs),
     /// Count the instructions of each workload's short form (cachegrind) and compare
@@ -90,6 +94,7 @@ fn run(command: Command) -> anyhow::Result<Verdict> {
         Command::Pgo(args) => fine(pgo::run(args)),
         Command::Bolt(args) => fine(bolt::run(args)),
         Command::Report(args) => fine(report::run(args)),
+        Command::Explain(args) => fine(explain::run(args)),
         Command::Compare(args) => compare::run(args),
         Command::Instructions(args) => instructions::run(args),
         Command::Flamegraph(args) => fine(flamegraph::run(args)),

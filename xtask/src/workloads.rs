@@ -7,7 +7,9 @@
 //! ```
 //! `{scratch}` becomes the folder the workloads run in. An optional `count` gives the
 //! arguments of a short form of the workload that `report` runs under cachegrind to count
-//! instructions (keep it to a second or two of normal running, with `--threads 1`).
+//! instructions (keep it to a second or two of normal running, with `--threads 1`). In a
+//! training set, an optional `represents` names the benchmark workloads a run stands for:
+//! the same task, recipe and size, so a profile's counts for their code come from it.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -24,6 +26,9 @@ pub struct Workload {
     /// Arguments of the short form whose instructions are counted.
     #[serde(default)]
     pub count: Option<Vec<String>>,
+    /// The benchmark workloads this training run stands for.
+    #[serde(default)]
+    pub represents: Vec<String>,
 }
 
 impl Workload {
@@ -173,6 +178,25 @@ mod tests {
             let path = crate::paths::profiles().join(name);
             WorkloadSet::load(&path).unwrap_or_else(|e| panic!("{name}: {e:#}"));
         }
+    }
+
+    /// Every benchmark workload has a training run of its own kind, and every name a
+    /// training run stands for is a benchmark workload.
+    #[test]
+    fn the_training_set_represents_every_benchmark_workload() {
+        let load = |name: &str| WorkloadSet::load(&crate::paths::profiles().join(name)).unwrap();
+        let (training, benchmark) = (load("training.toml"), load("benchmark.toml"));
+        let benchmarked: HashSet<&str> = benchmark
+            .workloads
+            .iter()
+            .map(|w| w.name.as_str())
+            .collect();
+        let represented: HashSet<&str> = training
+            .workloads
+            .iter()
+            .flat_map(|w| w.represents.iter().map(String::as_str))
+            .collect();
+        assert_eq!(represented, benchmarked);
     }
 
     #[test]

@@ -134,7 +134,59 @@ fn pgo_bolt_report_and_compare_on_a_tiny_workload_set() {
     assert_eq!(results_of(&pgo, scratch.path()), want);
     assert_eq!(results_of(&pgo_bolt, scratch.path()), want);
     check_tables(out_dir.path());
+    check_attribution(out_dir.path());
     check_history(out_dir.path());
+    check_explain();
+}
+
+/// The report says where the time moved and how well the profile covers each workload.
+fn check_attribution(out_dir: &Path) {
+    let md = std::fs::read_to_string(out_dir.join("e2e.md")).unwrap();
+    for section in [
+        "## PGO profile coverage",
+        "### small-train: where the time moved",
+        "### small-eval: where the time moved",
+        "| Function | Samples `release` | Samples `pgo` |",
+    ] {
+        assert!(md.contains(section), "no {section}:\n{md}");
+    }
+    let coverage = md
+        .lines()
+        .find(|l| l.starts_with("| small-train | "))
+        .unwrap();
+    assert!(coverage.ends_with("| small-train |"), "{coverage}");
+    assert!(std::fs::read_to_string(out_dir.join("e2e.moved.svg"))
+        .unwrap()
+        .starts_with("<svg"));
+}
+
+/// `explain` prints both tables and the code of the function that moved most; on the
+/// evaluation it first trains the model the evaluation reads.
+fn check_explain() {
+    for workload in ["small-train", "small-eval"] {
+        let out = xtask(&[
+            "explain",
+            "pgo",
+            workload,
+            "--rounds",
+            "1",
+            "--code",
+            "1",
+            "--workloads",
+            "profiles/e2e.toml",
+            "--training",
+            "profiles/e2e.toml",
+        ]);
+        for section in [
+            "## By module",
+            "## By function",
+            "## Code of the functions that moved most",
+            "- `release`: ",
+            "- `pgo`: ",
+        ] {
+            assert!(out.contains(section), "{workload}: no {section}:\n{out}");
+        }
+    }
 }
 
 /// Two reports of 2 workloads x 3 variants; `compare` reads them.

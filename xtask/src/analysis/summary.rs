@@ -51,6 +51,8 @@ pub fn workload_report(
         rounds: base.len(),
         stop: measured.stop,
         results,
+        moved: Vec::new(),
+        coverage: None,
     }
 }
 

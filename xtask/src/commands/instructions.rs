@@ -61,7 +61,7 @@ pub fn run(args: InstructionsArgs) -> Result<Verdict> {
     for w in &set.workloads {
         if let Some(count_args) = w.count_args_in(&scratch) {
             eprintln!("[count] {} under cachegrind", w.name);
-            let counted = cachegrind::count(&valgrind, &release, &count_args, &scratch)?;
+            let counted = cachegrind::count(&valgrind, &release, &count_args, &scratch)?.totals;
             now.instructions
                 .insert(w.name.clone(), counted.instructions);
         }

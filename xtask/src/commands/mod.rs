@@ -5,6 +5,7 @@ pub mod bolt;
 pub mod clean;
 pub mod compare;
 pub mod doctor;
+pub mod explain;
 pub mod flamegraph;
 pub mod instructions;
 pub mod pgo;

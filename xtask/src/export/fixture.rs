@@ -1,11 +1,15 @@
 //! A fixed report for exporter snapshots (insta). `INSTA_UPDATE=always cargo test -p
 //! xtask` rewrites the snapshot files; review the diff before committing.
 
+use crate::analysis::attribution::{attribute, Instructions};
+use crate::analysis::coverage::coverage;
 use crate::analysis::summary::{summary, workload_report, Entrants};
 use crate::machine::Machine;
 use crate::results::counts::Counts;
+use crate::results::coverage::{ProfileRun, ProfileRuns};
 use crate::results::measured::{Measured, Measurement, Metric, Plan, Samples, Stop};
 use crate::results::report::{Report, Settings, WorkloadReport};
+use crate::results::samples::{FunctionInstructions, FunctionSamples};
 
 fn run(wall_s: f64) -> Measurement {
     Measurement {
@@ -40,6 +44,7 @@ pub fn fixed_report() -> Report {
         settings: Settings {
             workload_file: "profiles/benchmark.toml".into(),
             baseline: "release".into(),
+            sample_rounds: 0,
             plan,
         },
         machine: Machine {
@@ -89,7 +94,47 @@ fn fixed_workload(variants: &[String], name: &str, args: &str, base: f64) -> Wor
         commands: &commands,
         counts: &counts,
     };
-    workload_report(name, &format!("logicars {args}"), &entrants, &measured)
+    let mut report = workload_report(name, &format!("logicars {args}"), &entrants, &measured);
+    let ir = FunctionInstructions::from([(SOFT.replace("avx512", "avx2"), 600_000)]);
+    report.moved = (1..variants.len())
+        .map(|i| {
+            let counted = Instructions {
+                baseline: Some(&ir),
+                variant: None,
+            };
+            attribute(&variants[i], &sampled(0), &sampled(i as u64), counted, 3)
+        })
+        .collect();
+    report.coverage = Some(coverage(name, &sampled(0), &profile_runs()));
+    report
+}
+
+const SOFT: &str = "logicars::kernels::soft::forward_at::avx512";
+
+/// Two runs' samples: the soft kernel grows by 40 samples for each step of `more`.
+fn sampled(more: u64) -> FunctionSamples {
+    FunctionSamples {
+        runs: 2,
+        by_function: [
+            (SOFT, 600 + 40 * more),
+            ("logicars::kernels::hard::forward_at::avx512", 300),
+            ("[libm] __ieee754_exp_fma", 100),
+        ]
+        .iter()
+        .map(|(f, n)| (f.to_string(), *n))
+        .collect(),
+    }
+}
+
+/// A profile whose run for `train` executed the soft kernel only.
+fn profile_runs() -> ProfileRuns {
+    ProfileRuns {
+        runs: vec![ProfileRun {
+            name: "train-short".into(),
+            represents: vec!["train".into()],
+            functions: [SOFT.to_string()].into(),
+        }],
+    }
 }
 
 /// Compares `actual` with the insta snapshot `tests/snapshots/<name>.snap`

@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use crate::export::moved;
 use crate::results::counts::Counts;
 use crate::results::report::{Report, VariantStats, WorkloadReport};
 use crate::support::label::label;
@@ -37,8 +38,10 @@ pub fn render(report: &Report) -> String {
     );
     summary(w, report);
     precision(w, report);
+    moved::coverage_section(w, report);
     for workload in &report.workloads {
         workload_tables(w, workload);
+        moved::workload_section(w, &report.settings.baseline, workload);
     }
     machine(w, report);
     md
@@ -59,15 +62,30 @@ fn summary(w: &mut String, report: &Report) {
         let _ = write!(w, "---:|");
     }
     let _ = writeln!(w);
+    let precision = report.settings.plan.precision;
+    let mut wide = false;
     for (i, row) in report.summary.iter().enumerate() {
         let _ = write!(w, "| `{}` | {:.3} |", row.variant, row.geomean_speedup);
         for wl in &report.workloads {
             let r = &wl.results[i];
-            let _ = write!(w, " {} |", speedup(r));
+            let mark = if r.speedup_half_width() > precision + 1e-12 {
+                wide = true;
+                " †"
+            } else {
+                ""
+            };
+            let _ = write!(w, " {}{mark} |", speedup(r));
         }
         let _ = writeln!(w);
     }
     let _ = writeln!(w);
+    if wide {
+        let _ = writeln!(
+            w,
+            "† wider than ±{:.1}%: the budget ended before this interval got there.\n",
+            100.0 * precision
+        );
+    }
 }
 
 fn precision(w: &mut String, report: &Report) {
@@ -78,7 +96,7 @@ fn precision(w: &mut String, report: &Report) {
         let others = &wl.results[1..];
         let widest = others
             .iter()
-            .map(|r| (r.speedup_ci95.1 / r.speedup - 1.0).max(1.0 - r.speedup_ci95.0 / r.speedup))
+            .map(VariantStats::speedup_half_width)
             .fold(0.0, f64::max);
         let detectable = others
             .iter()

@@ -3,6 +3,8 @@
 pub mod hyperfine;
 pub mod json;
 pub mod markdown;
+pub mod moved;
+pub mod moved_svg;
 pub mod svg;
 
 #[cfg(test)]

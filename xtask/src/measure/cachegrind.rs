@@ -10,17 +10,28 @@ use anyhow::{bail, Context, Result};
 
 use crate::measure::Contestant;
 use crate::results::counts::Counts;
+use crate::results::samples::FunctionInstructions;
+use crate::support::symbols::demangle;
 use crate::support::text::{first_line, tail};
 use crate::toolchain::tools::ToolFinder;
 use crate::workloads::WorkloadSet;
 
+/// What one cachegrind run counted: the totals and the instructions of each function.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Counted {
+    pub totals: Counts,
+    pub by_function: FunctionInstructions,
+}
+
 /// Runs `binary args` under cachegrind in `scratch`.
-pub fn count(valgrind: &Path, binary: &Path, args: &[String], scratch: &Path) -> Result<Counts> {
+pub fn count(valgrind: &Path, binary: &Path, args: &[String], scratch: &Path) -> Result<Counted> {
     std::fs::create_dir_all(scratch)?;
     let out_file = scratch.join("cachegrind.out");
     let mut command = vec![
         "--tool=cachegrind".to_string(),
         "--cache-sim=yes".into(),
+        // Names as the symbol table has them, demangled here the way perf's are.
+        "--demangle=no".into(),
         format!("--cachegrind-out-file={}", out_file.display()),
         binary.display().to_string(),
     ];
@@ -55,7 +66,7 @@ pub fn count_all(
     contestants: &[Contestant],
     set: &WorkloadSet,
     scratch: &Path,
-) -> Result<Vec<Vec<Option<Counts>>>> {
+) -> Result<Vec<Vec<Option<Counted>>>> {
     let counted = set.workloads.iter().any(|w| w.count.is_some());
     let valgrind = if counted {
         Some(ToolFinder::from_env()?.find_any("valgrind")?.path)
@@ -87,8 +98,9 @@ pub fn count_all(
         .collect()
 }
 
-/// The totals of a cachegrind output file: its `events:` names and `summary:` numbers.
-pub fn parse(text: &str) -> Result<Counts> {
+/// A cachegrind output file: the totals (its `events:` names and `summary:` numbers) and
+/// the instructions of each function (the `Ir` column of the cost lines under each `fn=`).
+pub fn parse(text: &str) -> Result<Counted> {
     let field = |prefix: &str| {
         text.lines()
             .find_map(|l| l.strip_prefix(prefix))
@@ -108,11 +120,39 @@ pub fn parse(text: &str) -> Result<Counts> {
             .parse()
             .with_context(|| format!("total of {name}: {}", summary[i]))
     };
-    Ok(Counts {
+    let totals = Counts {
         instructions: value("Ir")?,
         d1_misses: value("D1mr")? + value("D1mw")?,
         ll_misses: value("ILmr")? + value("DLmr")? + value("DLmw")?,
+    };
+    let ir = events.iter().position(|e| *e == "Ir").unwrap_or(0);
+    Ok(Counted {
+        totals,
+        by_function: instructions_by_function(text, ir)?,
     })
+}
+
+/// Sums column `ir` of the cost lines (`LINE COST...`) under each `fn=NAME`.
+fn instructions_by_function(text: &str, ir: usize) -> Result<FunctionInstructions> {
+    let mut by_function = FunctionInstructions::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if let Some(name) = line.strip_prefix("fn=") {
+            current = Some(demangle(name.trim()));
+            continue;
+        }
+        let starts_with_digit = line.starts_with(|c: char| c.is_ascii_digit());
+        let (Some(function), true) = (&current, starts_with_digit) else {
+            continue;
+        };
+        // Columns after the line number; a trailing run of zeros may be left out.
+        let cost = line.split_whitespace().nth(1 + ir).unwrap_or("0");
+        let n: u64 = cost
+            .parse()
+            .with_context(|| format!("cost line of {function}: {line}"))?;
+        *by_function.entry(function.clone()).or_default() += n;
+    }
+    Ok(by_function)
 }
 
 #[cfg(test)]
@@ -124,7 +164,7 @@ mod tests {
         let text = "desc: I1 cache: 32768 B, 64 B, 8-way associative\ncmd: ./a\n\
                     events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\nfl=x.c\n\
                     summary: 1000 10 5 400 40 4 300 30 3\n";
-        let c = parse(text).unwrap();
+        let c = parse(text).unwrap().totals;
         assert_eq!(
             c,
             Counts {
@@ -138,6 +178,32 @@ mod tests {
         assert!(parse("events: Ir I1mr\nsummary: 5\n").is_err());
     }
 
+    #[test]
+    fn instructions_add_up_by_demangled_function() {
+        let text = "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\n\
+                    fl=src/a.rs\n\
+                    fn=_ZN8logicars7kernels4soft10forward_at4avx217h0123456789abcdefE\n\
+                    10 100 1 0 20\n\
+                    11 50\n\
+                    fi=src/b.rs\n\
+                    3 7 0 0 1 0 0 2 0 0\n\
+                    fl=src/c.c\n\
+                    fn=memcpy\n\
+                    1 40\n\
+                    fn=_ZN8logicars7kernels4soft10forward_at4avx217h0123456789abcdefE\n\
+                    12 3\n\
+                    summary: 200 1 0 21 0 0 2 0 0\n";
+        let c = parse(text).unwrap();
+        assert_eq!(
+            c.by_function.into_iter().collect::<Vec<_>>(),
+            [
+                ("logicars::kernels::soft::forward_at::avx2".to_string(), 160),
+                ("memcpy".to_string(), 40)
+            ]
+        );
+        assert_eq!(c.totals.instructions, 200);
+    }
+
     /// A real cachegrind run of a tiny program counts instructions, the same each time.
     #[test]
     #[ignore = "needs valgrind (cargo xtask setup); CI runs it with --ignored"]
@@ -145,7 +211,12 @@ mod tests {
         let valgrind = which::which("valgrind").expect("valgrind is installed");
         let dir = tempfile::tempdir().unwrap();
         let c = count(&valgrind, Path::new("/bin/true"), &[], dir.path()).unwrap();
-        assert!(c.instructions > 10_000, "{c:?}");
+        assert!(c.totals.instructions > 10_000, "{c:?}");
+        let by_function: u64 = c.by_function.values().sum();
+        assert_eq!(
+            by_function, c.totals.instructions,
+            "every instruction is in a function"
+        );
         assert_eq!(
             count(&valgrind, Path::new("/bin/true"), &[], dir.path()).unwrap(),
             c,

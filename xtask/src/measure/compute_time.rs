@@ -22,19 +22,32 @@ pub fn run_once(
     plan: &Plan,
     scratch: &Path,
 ) -> Result<Measurement> {
-    let report = scratch.join("compute-time.json");
+    let report = record_path(scratch);
     remove_stale(&report)?;
-    let inv = Invocation {
-        program: c.binary.clone(),
-        args: workload.args_in(scratch),
-        cwd: scratch.to_path_buf(),
-        env: vec![(COMPUTE_TIME_ENV.into(), report.display().to_string())],
-        cpus: plan.cpus.clone(),
-    };
+    let inv = invocation(c, workload, plan, scratch);
     let what = format!("workload '{}' of variant {}", workload.name, c.variant);
     let mut m = run_checked(runner, &inv, &what)?;
     m.compute_s = read_compute_time(&report)?;
     Ok(m)
+}
+
+/// How a contestant runs a workload: pinned, in the scratch folder, asked to report its
+/// compute time.
+pub fn invocation(c: &Contestant, workload: &Workload, plan: &Plan, scratch: &Path) -> Invocation {
+    Invocation {
+        program: c.binary.clone(),
+        args: workload.args_in(scratch),
+        cwd: scratch.to_path_buf(),
+        env: vec![(
+            COMPUTE_TIME_ENV.into(),
+            record_path(scratch).display().to_string(),
+        )],
+        cpus: plan.cpus.clone(),
+    }
+}
+
+fn record_path(scratch: &Path) -> std::path::PathBuf {
+    scratch.join("compute-time.json")
 }
 
 /// The `compute_s` of the record a run wrote, `None` if it wrote none.

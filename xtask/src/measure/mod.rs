@@ -5,8 +5,10 @@
 pub mod agreement;
 pub mod cachegrind;
 pub mod compute_time;
+pub mod disassembly;
 pub mod rounds;
 pub mod runner;
+pub mod sampling;
 
 use std::path::PathBuf;
 

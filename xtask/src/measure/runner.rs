@@ -180,16 +180,28 @@ pub fn run_workloads(
     env: &[(String, String)],
 ) -> Result<()> {
     for w in &set.workloads {
-        eprintln!("[run] {}: {}", w.name, w.command_line());
-        let inv = Invocation {
-            program: binary.to_path_buf(),
-            args: w.args_in(scratch),
-            cwd: scratch.to_path_buf(),
-            env: env.to_vec(),
-            cpus: Vec::new(),
-        };
-        run_checked(runner, &inv, &format!("workload '{}'", w.name))?;
+        run_workload(runner, binary, w, scratch, env)?;
     }
+    Ok(())
+}
+
+/// Runs one workload once, insisting on success.
+pub fn run_workload(
+    runner: &mut dyn Runner,
+    binary: &Path,
+    w: &crate::workloads::Workload,
+    scratch: &Path,
+    env: &[(String, String)],
+) -> Result<()> {
+    eprintln!("[run] {}: {}", w.name, w.command_line());
+    let inv = Invocation {
+        program: binary.to_path_buf(),
+        args: w.args_in(scratch),
+        cwd: scratch.to_path_buf(),
+        env: env.to_vec(),
+        cpus: Vec::new(),
+    };
+    run_checked(runner, &inv, &format!("workload '{}'", w.name))?;
     Ok(())
 }
 

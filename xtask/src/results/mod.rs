@@ -4,6 +4,8 @@
 //! runs, computes statistics or writes files.
 
 pub mod counts;
+pub mod coverage;
 pub mod measured;
 pub mod report;
+pub mod samples;
 pub mod verdict;

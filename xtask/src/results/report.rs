@@ -5,7 +5,9 @@ use serde::Serialize;
 
 use crate::machine::Machine;
 use crate::results::counts::Counts;
+use crate::results::coverage::Coverage;
 use crate::results::measured::{Metric, Plan, Stop};
+use crate::results::samples::Moved;
 
 /// One variant on one workload: hyperfine's JSON fields first (wall time of the whole
 /// process, `command` the command line), then ours.
@@ -42,6 +44,11 @@ pub struct VariantStats {
 }
 
 impl VariantStats {
+    /// The relative half-width of the speedup's interval (its larger side).
+    pub fn speedup_half_width(&self) -> f64 {
+        (self.speedup_ci95.1 / self.speedup - 1.0).max(1.0 - self.speedup_ci95.0 / self.speedup)
+    }
+
     /// The times `metric` compares, one per round.
     pub fn metric_times(&self, metric: Metric) -> &[f64] {
         match metric {
@@ -61,6 +68,11 @@ pub struct WorkloadReport {
     pub rounds: usize,
     pub stop: Stop,
     pub results: Vec<VariantStats>,
+    /// Where the time moved for each variant but the baseline (empty when not sampled).
+    pub moved: Vec<Moved>,
+    /// How well the PGO profile represents this workload (when a PGO build is compared
+    /// and its profile's runs are known).
+    pub coverage: Option<Coverage>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -76,6 +88,8 @@ pub struct SummaryRow {
 pub struct Settings {
     pub workload_file: String,
     pub baseline: String,
+    /// Rounds of every variant under `perf record` (0: where the time moved not shown).
+    pub sample_rounds: usize,
     #[serde(flatten)]
     pub plan: Plan,
 }

@@ -50,6 +50,11 @@ impl Variant {
         }
     }
 
+    /// Whether the build applies the PGO profile.
+    pub fn uses_pgo(self) -> bool {
+        matches!(self, Variant::Pgo | Variant::PgoBolt)
+    }
+
     /// Builds what is missing (Cargo skips up-to-date builds); PGO and BOLT variants are
     /// made by their stages with the training workloads unless their binary's manifest
     /// says it was built from this tree, these flags and these workloads.

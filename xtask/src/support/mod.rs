@@ -2,4 +2,5 @@
 
 pub mod files;
 pub mod label;
+pub mod symbols;
 pub mod text;

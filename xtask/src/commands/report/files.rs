@@ -16,6 +16,9 @@ pub fn write_files(report: &Report, out_dir: &Path) -> Result<Vec<PathBuf>> {
         (at("json"), export::json::render(report)),
         (at("svg"), export::svg::render(report)?),
     ];
+    if let Some(svg) = export::moved_svg::render(report)? {
+        files.push((at("moved.svg"), svg));
+    }
     let folder = out_dir.join(&report.name);
     for w in &report.workloads {
         files.push((
@@ -53,6 +56,7 @@ mod tests {
                 "out/fixture.md",
                 "out/fixture.json",
                 "out/fixture.svg",
+                "out/fixture.moved.svg",
                 "out/fixture/train.json",
                 "out/fixture/train.csv",
                 "out/fixture/eval.json",

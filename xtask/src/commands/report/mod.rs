@@ -14,12 +14,16 @@ use crate::machine::Machine;
 use crate::measure::cachegrind::count_all;
 use crate::measure::rounds::measure;
 use crate::measure::runner::{allowed_cpus, parse_cpus, ProcessRunner};
+use crate::measure::sampling::sample_all;
 use crate::measure::Contestant;
 use crate::paths;
+use crate::results::coverage::ProfileRuns;
 use crate::results::measured::Plan;
 use crate::results::report::{Report, Settings};
 use crate::stages::dry_run;
+use crate::stages::pgo;
 use crate::stages::variants::Variant;
+use crate::toolchain::tools::ToolFinder;
 use crate::workloads::WorkloadSet;
 use assemble::{assemble, Results};
 use files::write_files;
@@ -52,6 +56,11 @@ pub struct ReportArgs {
     /// Cores every run is pinned to, e.g. 0-1 [default: every core this process may use].
     #[arg(long, value_parser = parse_cpus)]
     pub cpus: Option<Vec<usize>>,
+    /// Rounds of every variant on every workload under `perf record -e cpu-clock`
+    /// (untimed, after the timed rounds) for the "where the time moved" tables; 0 skips
+    /// them.
+    #[arg(long, default_value_t = 3)]
+    pub sample_rounds: usize,
     /// Skip the instruction counts (cachegrind) [default: count where a workload has a
     /// `count` form].
     #[arg(long)]
@@ -92,19 +101,37 @@ pub fn run(args: ReportArgs) -> Result<()> {
     let plan = plan_of(&args);
     let scratch = paths::scratch("report");
     let measured = measure(&mut ProcessRunner, &contestants, &set, &plan, &scratch)?;
-    let counts = if args.no_counts {
+    let counted = if args.no_counts {
         vec![vec![None; contestants.len()]; set.workloads.len()]
     } else {
         count_all(&contestants, &set, &scratch)?
     };
+    let samples = if args.sample_rounds == 0 {
+        Vec::new()
+    } else {
+        let perf = ToolFinder::from_env()?.find_any("perf")?.path;
+        let rounds = args.sample_rounds;
+        sample_all(
+            &mut ProcessRunner,
+            &perf,
+            &contestants,
+            &set,
+            &plan,
+            rounds,
+            &scratch,
+        )?
+    };
+    let profile = profile_runs(&variants);
     let settings = Settings {
         workload_file: args.workloads.display().to_string(),
         baseline: args.baseline.name().into(),
+        sample_rounds: args.sample_rounds,
         plan,
     };
-    let results = Results::by_workload(&set, &measured, &counts);
+    let results = Results::by_workload(&set, &measured, &counted, &samples);
     let header = (args.name.clone(), settings, machine);
-    let report = assemble(header, &contestants, &results, &scratch);
+    let report = assemble(header, &contestants, &results, profile.as_ref(), &scratch);
+    warn_poor_coverage(&report);
     let out_dir = paths::root().join(&args.out_dir);
     let written = write_files(&report, &out_dir)?;
     history::append(&out_dir.join("history.csv"), &history::rows_of(&report))?;
@@ -132,6 +159,26 @@ fn plan_of(args: &ReportArgs) -> Plan {
         precision: args.precision,
         budget_s: args.budget,
         cpus: args.cpus.clone().unwrap_or_else(allowed_cpus),
+    }
+}
+
+/// The training runs of the profile the compared PGO builds use, if one is compared and
+/// its profile wrote them down.
+fn profile_runs(variants: &[Variant]) -> Option<ProfileRuns> {
+    let uses_pgo = variants.iter().any(|v| v.uses_pgo());
+    uses_pgo.then(|| pgo::current_profile_runs(false)).flatten()
+}
+
+/// Says on stderr which workloads the profile represents poorly (the report says it too).
+fn warn_poor_coverage(report: &Report) {
+    for w in &report.workloads {
+        if let Some(c) = w.coverage.as_ref().filter(|c| c.is_poor()) {
+            eprintln!(
+                "[report] warning: the PGO profile represents {} poorly: {:.0}% of its program samples fall in code its own kind of training run executed",
+                w.name,
+                100.0 * c.represented()
+            );
+        }
     }
 }
 
