@@ -1,7 +1,7 @@
 //! The pipeline for real: a failing workload stopped by the dry run, `pgo`, `bolt
 //! --with-pgo`, two `report`s (the second reusing the binaries) and `compare` on the tiny
-//! workload set `profiles/e2e.toml`. Needs LLVM 22's llvm-profdata and BOLT, and valgrind
-//! (`cargo xtask setup`), and several minutes, so it is ignored by a plain `cargo test`;
+//! workload set `profiles/e2e.toml`, then `explain`. Needs LLVM 22's llvm-profdata and
+//! BOLT, valgrind and perf (`cargo xtask setup`), and several minutes, so it is ignored by a plain `cargo test`;
 //! CI runs it with `cargo test -p xtask -- --ignored`.
 
 use std::path::{Path, PathBuf};

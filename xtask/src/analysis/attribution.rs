@@ -75,7 +75,7 @@ pub fn moved(
         })
         .collect();
     rows.sort_by(|a, b| {
-        let change = |r: &MovedFunction| (r.variant_share - r.baseline_share).abs();
+        let change = |r: &MovedFunction| r.delta_share_points().abs();
         change(b)
             .total_cmp(&change(a))
             .then(a.function.cmp(&b.function))

@@ -13,7 +13,7 @@ use crate::export::moved::{moved_table, Level};
 use crate::machine::Machine;
 use crate::measure::cachegrind::{count, Counted};
 use crate::measure::disassembly::{code_of, symbols, Code};
-use crate::measure::runner::{run_workload, ProcessRunner};
+use crate::measure::runner::{run_inputs_of, ProcessRunner};
 use crate::measure::sampling::{sample_all, unpinned};
 use crate::measure::Contestant;
 use crate::paths;
@@ -68,7 +68,13 @@ pub fn run(args: ExplainArgs) -> Result<()> {
     dry_run::check(&set)?;
     let contestants = contestants(&args)?;
     let scratch = paths::scratch("explain");
-    prepare_inputs(&full, &workload, &contestants[0].binary, &scratch)?;
+    run_inputs_of(
+        &mut ProcessRunner,
+        &full,
+        &workload,
+        &contestants[0].binary,
+        &scratch,
+    )?;
     let tools = ToolFinder::from_env()?;
     let samples = sample_pair(&tools, &contestants, &set, args.rounds, &scratch)?;
     let counted = count_both(&tools, &contestants, &workload, &scratch);
@@ -146,38 +152,6 @@ fn header(args: &ExplainArgs, workload: &Workload, counted: bool) -> Result<Stri
         machine.simd,
         if counted { "" } else { " (not counted: no short form, or valgrind missing)" }
     ))
-}
-
-/// Runs, once with the baseline, the earlier workloads of the set that write a file this
-/// workload reads (an evaluation reads the model a training saved).
-fn prepare_inputs(
-    full: &WorkloadSet,
-    workload: &Workload,
-    binary: &Path,
-    scratch: &Path,
-) -> Result<()> {
-    let outputs = ["--save", "--log", "--artefacts"];
-    let reads: Vec<&String> = workload
-        .args
-        .iter()
-        .enumerate()
-        .filter(|(i, a)| {
-            a.contains("{scratch}")
-                && (*i == 0 || !outputs.contains(&workload.args[i - 1].as_str()))
-        })
-        .map(|(_, a)| a)
-        .collect();
-    std::fs::create_dir_all(scratch)?;
-    for earlier in full
-        .workloads
-        .iter()
-        .take_while(|w| w.name != workload.name)
-    {
-        if earlier.args.iter().any(|a| reads.contains(&a)) {
-            run_workload(&mut ProcessRunner, binary, earlier, scratch, &[])?;
-        }
-    }
-    Ok(())
 }
 
 /// cachegrind on the short form with each build, when there is one and valgrind runs.

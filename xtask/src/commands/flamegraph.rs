@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
+use crate::measure::runner::{run_inputs_of, ProcessRunner};
 use crate::paths;
 use crate::stages::builder::{build, BuildSpec};
 use crate::support::text::tail;
@@ -34,18 +35,7 @@ pub fn run(args: FlamegraphArgs) -> Result<()> {
     // A workload may read what an earlier one wrote (a model); run those first.
     let workload = set.workloads[0].clone();
     let full = WorkloadSet::load(&paths::root().join(&args.workloads))?;
-    for w in full
-        .workloads
-        .iter()
-        .take_while(|w| w.name != workload.name)
-    {
-        duct::cmd(&binary, w.args_in(&scratch))
-            .dir(&scratch)
-            .stdout_null()
-            .stderr_null()
-            .run()
-            .with_context(|| format!("running workload '{}' first", w.name))?;
-    }
+    run_inputs_of(&mut ProcessRunner, &full, &workload, &binary, &scratch)?;
     let data = scratch.join("perf.data");
     let mut record = vec![
         "record".to_string(),

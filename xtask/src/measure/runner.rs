@@ -205,6 +205,39 @@ pub fn run_workload(
     Ok(())
 }
 
+/// Runs, once with `binary`, the earlier workloads of `full` that write a file `workload`
+/// reads (an evaluation reads the model a training saved).
+pub fn run_inputs_of(
+    runner: &mut dyn Runner,
+    full: &crate::workloads::WorkloadSet,
+    workload: &crate::workloads::Workload,
+    binary: &Path,
+    scratch: &Path,
+) -> Result<()> {
+    let outputs = ["--save", "--log", "--artefacts"];
+    let reads: Vec<&String> = workload
+        .args
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| {
+            a.contains("{scratch}")
+                && (*i == 0 || !outputs.contains(&workload.args[i - 1].as_str()))
+        })
+        .map(|(_, a)| a)
+        .collect();
+    std::fs::create_dir_all(scratch)?;
+    for earlier in full
+        .workloads
+        .iter()
+        .take_while(|w| w.name != workload.name)
+    {
+        if earlier.args.iter().any(|a| reads.contains(&a)) {
+            run_workload(runner, binary, earlier, scratch, &[])?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,6 +285,44 @@ mod tests {
             m.stdout.split_whitespace().last(),
             Some(first.to_string().as_str())
         );
+    }
+
+    /// Records what it is asked to run.
+    struct Recorder(Vec<String>);
+
+    impl Runner for Recorder {
+        fn run(&mut self, inv: &Invocation) -> Result<Measurement> {
+            self.0.push(inv.args.join(" "));
+            Ok(Measurement {
+                wall_s: 0.0,
+                user_s: 0.0,
+                system_s: 0.0,
+                max_rss_kb: 0,
+                exit_code: 0,
+                stdout: String::new(),
+                stderr: String::new(),
+                compute_s: None,
+            })
+        }
+    }
+
+    #[test]
+    fn only_the_workloads_that_write_what_one_reads_run_first() {
+        let set = crate::workloads::WorkloadSet::parse(
+            Path::new("t.toml"),
+            "[[workload]]\nname = \"model\"\nargs = [\"train\", \"--save\", \"{scratch}/m.json\"]\n\
+             [[workload]]\nname = \"other\"\nargs = [\"train\", \"--save\", \"{scratch}/x.json\"]\n\
+             [[workload]]\nname = \"eval\"\nargs = [\"eval\", \"--model\", \"{scratch}/m.json\"]\n",
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut recorder = Recorder(vec![]);
+        let bin = Path::new("/bin/logicars");
+        run_inputs_of(&mut recorder, &set, &set.workloads[2], bin, dir.path()).unwrap();
+        let model = format!("train --save {}/m.json", dir.path().display());
+        assert_eq!(recorder.0, [model]);
+        run_inputs_of(&mut recorder, &set, &set.workloads[1], bin, dir.path()).unwrap();
+        assert_eq!(recorder.0.len(), 1, "a training reads nothing");
     }
 
     #[test]
