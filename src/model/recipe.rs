@@ -140,10 +140,17 @@ pub struct Recipe {
     pub per_grid_masks: bool,
 }
 
-/// The side of the `converge` recipe's curriculum: the largest square of at most half the
-/// grid's side that sees the task's pattern as the grid does (0: none fits).
+/// The side of the `converge` recipe's curriculum: the largest square that sees the task's
+/// pattern as the grid does (0: none fits), of at most half the grid's side for the
+/// synchronous checkerboard. The asynchronous one takes the next side down: a rule
+/// learned on much smaller grids under random firing does not carry over (on 6x6 its
+/// soft loss reaches 0.03 and its 14x14 batch stays 80 bits wrong).
 fn curriculum_side(task: TaskKind, height: usize, width: usize) -> usize {
-    (1..=height.min(width) / 2)
+    let largest = match task {
+        TaskKind::CheckerboardAsync => height.min(width),
+        _ => height.min(width) / 2,
+    };
+    (1..=largest)
         .rev()
         .find(|&s| task.shrinks_to((height, width), s))
         .unwrap_or(0)
@@ -196,7 +203,7 @@ impl Recipe {
         match (name, task) {
             (RecipeName::Paper, _) => paper,
             (RecipeName::InputWise, _) => input_wise,
-            (RecipeName::Converge, TaskKind::Checkerboard) => {
+            (RecipeName::Converge, TaskKind::Checkerboard | TaskKind::CheckerboardAsync) => {
                 let side = curriculum_side(task, height, width);
                 Recipe {
                     weight_decay: 0.1,
@@ -218,10 +225,7 @@ impl Recipe {
                 ..paper
             },
             // Nothing measured beats the paper's recipe on these yet.
-            (
-                RecipeName::Converge,
-                TaskKind::CheckerboardAsync | TaskKind::Pattern | TaskKind::Lizard,
-            ) => paper,
+            (RecipeName::Converge, TaskKind::Pattern | TaskKind::Lizard) => paper,
         }
     }
 
@@ -372,8 +376,17 @@ mod tests {
         );
         let paper = Recipe::named(RecipeName::Paper, TaskKind::Gol, (3, 3));
         let async_board = converge(TaskKind::CheckerboardAsync, 14);
-        assert_eq!(async_board.parametrization, Parametrization::Softmax);
-        assert_eq!(async_board.curriculum_size, 0);
+        assert_eq!(
+            async_board,
+            Recipe {
+                curriculum_size: 10,
+                ..converge(TaskKind::Checkerboard, 14)
+            },
+            "the checkerboard's recipe, on the next side down"
+        );
+        let async_sides =
+            [14, 8, 4].map(|s| converge(TaskKind::CheckerboardAsync, s).curriculum_size);
+        assert_eq!(async_sides, [10, 4, 0]);
         let life = converge(TaskKind::Gol, 3);
         assert_eq!(
             life,
@@ -382,6 +395,16 @@ mod tests {
                 hard_gates: 0.3,
                 ..paper
             }
+        );
+        let g = converge(TaskKind::ColoredG, 16);
+        assert_eq!(
+            (
+                g.parametrization,
+                g.weight_decay,
+                g.hard_gates,
+                g.hold_steps
+            ),
+            (Parametrization::Softmax, 0.01, 0.7, 15)
         );
         let lizard = converge(TaskKind::Lizard, 20);
         assert_eq!(
