@@ -64,8 +64,9 @@ pub enum ConfigError {
     #[error("{layer}: {cause}")]
     Layer { layer: String, cause: WiringError },
     #[error(
-        "a curriculum trains on smaller grids first, which {task} cannot: only the \
-         checkerboard tasks are defined at any size"
+        "a curriculum of smaller grids (--curriculum-size) is for tasks defined at any \
+         size, which {task} is not: only the checkerboard tasks are (--curriculum-steps \
+         shortens the rollouts instead)"
     )]
     CurriculumTask { task: &'static str },
     #[error(
@@ -83,6 +84,11 @@ pub enum ConfigError {
         width: usize,
         period: usize,
     },
+    #[error(
+        "the curriculum's rollouts ({steps} steps) must be shorter than the task's \
+         ({task_steps} steps)"
+    )]
+    CurriculumSteps { steps: usize, task_steps: usize },
     #[error("{what} must be {expected}, got {got}")]
     OutOfRange {
         what: &'static str,
@@ -91,8 +97,8 @@ pub enum ConfigError {
     },
     #[error(
         "{starts} starts need a time to choose among them: set --starts-share (a share of \
-         the run), or a curriculum (--curriculum-size and --curriculum-share), whose end \
-         is the time; or --starts 1"
+         the run), or a curriculum (--curriculum-size or --curriculum-steps, and \
+         --curriculum-share), whose end is the time; or --starts 1"
     )]
     StartsWithoutCurriculum { starts: usize },
 }

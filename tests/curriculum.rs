@@ -49,5 +49,43 @@ fn a_curriculum_on_a_task_that_cannot_shrink_is_refused() {
     settings.recipe.curriculum_size = 2;
     settings.recipe.curriculum_share = 0.5;
     let err = Trainer::from_seed(config, settings).err().unwrap();
-    assert!(err.to_string().contains("gol cannot"), "{err}");
+    assert!(err.to_string().contains("which gol is not"), "{err}");
+}
+
+/// The lizard's reduced preset with the paper's recipe and `changes`.
+fn lizard(changes: &[&str]) -> Trainer {
+    let (mut config, mut settings) = preset(TaskKind::Lizard, true);
+    settings.epochs = 10;
+    for change in ["recipe=paper"].iter().chain(changes) {
+        let change: Override = change.parse().unwrap();
+        change.apply(&mut config, &mut settings);
+    }
+    Trainer::from_seed(config, settings).unwrap()
+}
+
+#[test]
+fn a_curriculum_of_shorter_rollouts_trains_on_them_and_scores_at_the_tasks_steps() {
+    let mut plain = lizard(&[]);
+    let mut short = lizard(&["curriculum-steps=7", "curriculum-share=0.2"]);
+    let mut seven = lizard(&["steps=7"]);
+    let [plain_first, short_first, seven_first] =
+        [&mut plain, &mut short, &mut seven].map(|t| t.epoch(1).unwrap().metrics);
+    // The same seed wires the same model and the lizard always grows from the same
+    // cell: the curriculum's epoch is a 7-step run's soft loss, scored at the task's 12.
+    assert_eq!(short_first.soft_loss, seven_first.soft_loss);
+    assert_ne!(short_first.soft_loss, plain_first.soft_loss);
+    assert_eq!(short_first.hard_loss, plain_first.hard_loss);
+    assert_eq!(short_first.accuracy, plain_first.accuracy);
+}
+
+#[test]
+fn a_curriculum_no_shorter_than_the_task_is_refused() {
+    let (config, mut settings) = preset(TaskKind::Lizard, true);
+    settings.recipe.curriculum_steps = config.steps;
+    settings.recipe.curriculum_share = 0.5;
+    let err = Trainer::from_seed(config, settings).err().unwrap();
+    assert_eq!(
+        err.to_string(),
+        "the curriculum's rollouts (12 steps) must be shorter than the task's (12 steps)"
+    );
 }

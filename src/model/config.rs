@@ -267,8 +267,9 @@ impl TrainSettings {
         }
     }
 
-    /// A curriculum needs a task defined at any size and grids smaller than the task's;
-    /// several starts need a time to choose among them (a share, or the curriculum's end).
+    /// A curriculum of smaller grids needs a task defined at any size and grids smaller
+    /// than the task's, one of shorter rollouts fewer steps than the task's; several
+    /// starts need a time to choose among them (a share, or the curriculum's end).
     fn validate_curriculum(&self, config: &ModelConfig) -> Result<(), ConfigError> {
         if self.recipe.hold_steps > 0 && config.task == TaskKind::Gol {
             return Err(ConfigError::HoldSteps);
@@ -277,9 +278,18 @@ impl TrainSettings {
         if starts > 1 && !self.recipe.starts_can_be_chosen() {
             return Err(ConfigError::StartsWithoutCurriculum { starts });
         }
-        let Some(side) = self.recipe.curriculum() else {
+        if !self.recipe.has_curriculum() {
             return Ok(());
-        };
+        }
+        let steps = self.recipe.curriculum_steps;
+        if steps >= config.steps {
+            let task_steps = config.steps;
+            return Err(ConfigError::CurriculumSteps { steps, task_steps });
+        }
+        let side = self.recipe.curriculum_size;
+        if side == 0 {
+            return Ok(());
+        }
         let task = config.task;
         let Some(period) = task.any_size_period() else {
             return Err(ConfigError::CurriculumTask { task: task.name() });
@@ -316,11 +326,15 @@ impl TrainSettings {
         }
     }
 
-    /// The curriculum's smaller model config, when the recipe has one.
+    /// The model config of the curriculum's grids and rollouts (the task's where the
+    /// curriculum keeps them), when the recipe has a curriculum.
     pub fn curriculum_config(&self, config: &ModelConfig) -> Option<ModelConfig> {
-        self.recipe.curriculum().map(|side| ModelConfig {
-            height: side,
-            width: side,
+        let r = &self.recipe;
+        let or_task = |value: usize, task: usize| if value > 0 { value } else { task };
+        r.has_curriculum().then(|| ModelConfig {
+            height: or_task(r.curriculum_size, config.height),
+            width: or_task(r.curriculum_size, config.width),
+            steps: or_task(r.curriculum_steps, config.steps),
             ..config.clone()
         })
     }

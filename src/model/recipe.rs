@@ -108,7 +108,15 @@ pub struct Recipe {
     /// pattern from the corners is found far sooner where the corners are near.
     #[serde(default)]
     pub curriculum_size: usize,
-    /// Share of the run, at its start, that trains on the curriculum's smaller grids.
+    /// Steps of the rollouts that the first [`curriculum_share`](Self::curriculum_share)
+    /// of the run trains on, fewer than the task's (0: the task's). For the growing
+    /// tasks, whose grid has one size: a shorter rollout is cheaper and its gradient
+    /// passes through fewer steps, and a pattern drawn early is then held to the task's
+    /// step by the rest of the run.
+    #[serde(default)]
+    pub curriculum_steps: usize,
+    /// Share of the run, at its start, that trains on the curriculum's smaller grids
+    /// (or shorter rollouts).
     #[serde(default)]
     pub curriculum_share: f32,
     /// Models, each wired and initialised from its own seed, that train side by side
@@ -188,6 +196,7 @@ impl Recipe {
             sharpen: unit(),
             hard_gates: 0.0,
             curriculum_size: 0,
+            curriculum_steps: 0,
             curriculum_share: 0.0,
             starts: 1,
             starts_share: 0.0,
@@ -246,11 +255,11 @@ impl Recipe {
         }
     }
 
-    /// The side of the grids that `epoch` (1-based) of `epochs` trains on, when the
-    /// curriculum makes it smaller than the task's.
-    pub fn curriculum_side(&self, epoch: usize, epochs: usize) -> Option<usize> {
+    /// Whether `epoch` (1-based) of `epochs` trains on the curriculum (smaller grids or
+    /// shorter rollouts than the task's).
+    pub fn in_curriculum(&self, epoch: usize, epochs: usize) -> bool {
         let last = (epochs as f64 * f64::from(self.curriculum_share)).round() as usize;
-        self.curriculum().filter(|_| epoch <= last)
+        self.has_curriculum() && epoch <= last
     }
 
     /// Whether the run chooses among its starts after `epoch` (1-based) of `epochs`: at
@@ -261,7 +270,7 @@ impl Recipe {
             let last = (epochs as f64 * f64::from(self.starts_share)).round() as usize;
             return epoch >= last.max(1);
         }
-        self.curriculum_side(epoch + 1, epochs).is_none()
+        !self.in_curriculum(epoch + 1, epochs)
     }
 
     /// Whether `epoch` (1-based) of `epochs` runs the hold steps.
@@ -277,13 +286,14 @@ impl Recipe {
     /// Whether the recipe's starts have a time to be chosen among (a share of the run,
     /// or a curriculum's end).
     pub fn starts_can_be_chosen(&self) -> bool {
-        self.starts_share > 0.0 || self.curriculum().is_some()
+        self.starts_share > 0.0 || self.has_curriculum()
     }
 
-    /// The side of the curriculum's grids, when the recipe has a curriculum.
-    pub fn curriculum(&self) -> Option<usize> {
-        let side = self.curriculum_size;
-        (side > 0 && self.curriculum_share > 0.0).then_some(side)
+    /// Whether the recipe has a curriculum: a share of the run on smaller grids, on
+    /// shorter rollouts, or both.
+    pub fn has_curriculum(&self) -> bool {
+        let shrinks = self.curriculum_size > 0 || self.curriculum_steps > 0;
+        shrinks && self.curriculum_share > 0.0
     }
 
     /// The factor on the gates' parameters in the soft rollout of `epoch` (1-based) of
@@ -420,15 +430,25 @@ mod tests {
     fn the_curriculum_takes_the_start_of_the_run() {
         let mut recipe = Recipe::named(RecipeName::InputWise, TaskKind::Checkerboard, (16, 16));
         recipe.curriculum_share = 0.3;
-        assert_eq!(
-            recipe.curriculum_side(1, 10),
-            None,
-            "no size, no curriculum"
+        assert!(
+            !recipe.in_curriculum(1, 10),
+            "no size or steps, no curriculum"
         );
+        let epochs_in = |r: &Recipe| {
+            (1..=10)
+                .filter(|&e| r.in_curriculum(e, 10))
+                .collect::<Vec<_>>()
+        };
         recipe.curriculum_size = 8;
-        let sides: Vec<_> = (1..=10).map(|e| recipe.curriculum_side(e, 10)).collect();
-        assert_eq!(sides[..3], [Some(8); 3]);
-        assert!(sides[3..].iter().all(Option::is_none));
+        assert_eq!(epochs_in(&recipe), [1, 2, 3]);
+        recipe.curriculum_size = 0;
+        recipe.curriculum_steps = 5;
+        assert_eq!(
+            epochs_in(&recipe),
+            [1, 2, 3],
+            "shorter rollouts alone are one too"
+        );
+        assert!(!recipe.chooses_start_after(2, 10) && recipe.chooses_start_after(3, 10));
     }
 
     #[test]

@@ -220,10 +220,18 @@ pub static KNOBS: &[Knob] = &[
         target: Target::Count(|_, s| &mut s.recipe.curriculum_size),
     },
     Knob {
+        key: "curriculum-steps",
+        value_name: "STEPS",
+        help: "Train the first --curriculum-share of the run on rollouts of this many steps, \
+               fewer than the task's, then on the task's; 0 for the task's [default: the \
+               recipe's, 0]",
+        target: Target::Count(|_, s| &mut s.recipe.curriculum_steps),
+    },
+    Knob {
         key: "curriculum-share",
         value_name: "SHARE",
-        help: "Share of the run, at its start, on the curriculum's smaller grids, 0 to 1 \
-               [default: the recipe's]",
+        help: "Share of the run, at its start, on the curriculum's smaller grids or shorter \
+               rollouts, 0 to 1 [default: the recipe's]",
         target: Target::Number(|_, s| &mut s.recipe.curriculum_share),
     },
     Knob {

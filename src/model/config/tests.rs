@@ -29,12 +29,44 @@ fn a_curriculum_needs_a_task_of_any_size_and_a_smaller_grid_of_its_period() {
     assert_eq!(
         check(TaskKind::Gol, 2),
         Err(
-            "a curriculum trains on smaller grids first, which gol cannot: only the \
-             checkerboard tasks are defined at any size"
+            "a curriculum of smaller grids (--curriculum-size) is for tasks defined at any \
+             size, which gol is not: only the checkerboard tasks are (--curriculum-steps \
+             shortens the rollouts instead)"
                 .into()
         )
     );
     assert_eq!(check(TaskKind::Gol, 0), Ok(()), "no curriculum");
+}
+
+#[test]
+fn a_curriculum_of_shorter_rollouts_fits_every_task_with_steps_to_spare() {
+    let check = |task, steps: usize| {
+        let (config, mut settings) = preset(task, false);
+        settings.recipe.curriculum_steps = steps;
+        settings.recipe.curriculum_share = 0.3;
+        settings.validate(&config).map_err(|e| e.to_string())
+    };
+    assert_eq!(check(TaskKind::Lizard, 8), Ok(()), "the grid's size stays");
+    assert_eq!(check(TaskKind::ColoredG, 10), Ok(()));
+    assert_eq!(check(TaskKind::CheckerboardAsync, 40), Ok(()));
+    assert_eq!(
+        check(TaskKind::Gol, 1),
+        Err("the curriculum's rollouts (1 steps) must be shorter than the task's (1 steps)".into())
+    );
+    let (config, settings) = preset(TaskKind::Lizard, false);
+    let mut short = settings.clone();
+    short.recipe.curriculum_steps = 8;
+    short.recipe.curriculum_share = 0.3;
+    let small = short.curriculum_config(&config).unwrap();
+    assert_eq!(
+        (small.height, small.width, small.steps),
+        (config.height, config.width, 8)
+    );
+    assert_eq!(
+        settings.curriculum_config(&config),
+        None,
+        "the paper's has none"
+    );
 }
 
 #[test]

@@ -95,8 +95,7 @@ impl Trainer {
             hardness => Forward::StraightThrough(hardness),
         };
         let sharpness = s.recipe.sharpness(epoch, s.epochs);
-        let small =
-            s.recipe.curriculum_side(epoch, s.epochs).is_some() && self.curriculum.is_some();
+        let small = s.recipe.in_curriculum(epoch, s.epochs) && self.curriculum.is_some();
         if !small {
             // Its buffers are not needed again; freeing them keeps the peak memory of a
             // run that of its larger objective.
