@@ -7,7 +7,17 @@ use logicars::train::Trainer;
 
 /// The paper's recipe on the checkerboard, with `changes`.
 fn trainer(changes: &[&str]) -> Trainer {
-    let (mut config, mut settings) = preset(TaskKind::Checkerboard, false);
+    trainer_of(TaskKind::Checkerboard, false, changes)
+}
+
+/// The lizard's reduced preset with the paper's recipe and `changes`.
+fn lizard(changes: &[&str]) -> Trainer {
+    trainer_of(TaskKind::Lizard, true, changes)
+}
+
+/// Ten epochs of `task`'s preset (`small` or not) with the paper's recipe and `changes`.
+fn trainer_of(task: TaskKind, small: bool, changes: &[&str]) -> Trainer {
+    let (mut config, mut settings) = preset(task, small);
     settings.epochs = 10;
     for change in ["recipe=paper"].iter().chain(changes) {
         let change: Override = change.parse().unwrap();
@@ -50,17 +60,6 @@ fn a_curriculum_on_a_task_that_cannot_shrink_is_refused() {
     settings.recipe.curriculum_share = 0.5;
     let err = Trainer::from_seed(config, settings).err().unwrap();
     assert!(err.to_string().contains("which gol is not"), "{err}");
-}
-
-/// The lizard's reduced preset with the paper's recipe and `changes`.
-fn lizard(changes: &[&str]) -> Trainer {
-    let (mut config, mut settings) = preset(TaskKind::Lizard, true);
-    settings.epochs = 10;
-    for change in ["recipe=paper"].iter().chain(changes) {
-        let change: Override = change.parse().unwrap();
-        change.apply(&mut config, &mut settings);
-    }
-    Trainer::from_seed(config, settings).unwrap()
 }
 
 #[test]
