@@ -156,10 +156,16 @@ fn recipe(r: &Recipe) -> String {
     if r.hard_gates != paper.hard_gates {
         changes.push(format!("hard gates {}", r.hard_gates));
     }
-    if r.curriculum_size > 0 && r.curriculum_share > 0.0 {
-        let side = r.curriculum_size;
+    if r.has_curriculum() {
         let share = (r.curriculum_share * 100.0).round();
-        changes.push(format!("{side}x{side} first {share}%"));
+        let side = r.curriculum_size;
+        let steps = r.curriculum_steps;
+        let first = match (side > 0, steps > 0) {
+            (true, true) => format!("{side}x{side} at {steps} steps"),
+            (true, false) => format!("{side}x{side}"),
+            _ => format!("{steps} steps"),
+        };
+        changes.push(format!("{first} first {share}%"));
     }
     if r.starts > 1 {
         changes.push(format!("{} starts", r.starts));
