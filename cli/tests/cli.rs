@@ -191,6 +191,53 @@ fn small_checkerboard_reaches_full_hard_accuracy() {
     assert!(last.ends_with(",0.0,1.0"), "final epoch is perfect: {last}");
 }
 
+/// A run stops at the first epoch whose kept model is exact; `--full` trains every epoch
+/// and logs the same epochs up to there.
+#[test]
+fn a_run_stops_once_its_kept_model_is_exact_unless_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let train = |name: &str, extra: &[&str]| {
+        let model = dir.path().join(format!("{name}/model.json"));
+        let out = logicars()
+            .args(["train", "checkerboard", "--small", "--epochs", "400"])
+            .args(["--no-artefacts", "--save"])
+            .arg(&model)
+            .args(extra)
+            .assert()
+            .success();
+        let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        let log = std::fs::read_to_string(model.with_file_name("metrics.csv")).unwrap();
+        (stdout, log)
+    };
+    let (stopped_out, stopped_log) = train("stopped", &[]);
+    let (full_out, full_log) = train("full", &["--full"]);
+    assert!(
+        stopped_out.contains(" of 400: stopped, the kept model exact"),
+        "{stopped_out}"
+    );
+    assert!(
+        stopped_out.contains("right, exact\n"),
+        "the saved model is the exact one: {stopped_out}"
+    );
+    assert!(!full_out.contains("stopped"), "{full_out}");
+    let rows = stopped_log.lines().count() - 1;
+    assert!(rows < 400, "{rows} epochs");
+    assert_eq!(
+        full_log.lines().count(),
+        401,
+        "header and one row per epoch"
+    );
+    assert!(
+        full_log.starts_with(&stopped_log),
+        "stopping changes no epoch before it"
+    );
+    let last = stopped_log.lines().last().unwrap();
+    assert!(
+        last.ends_with(",0.0,1.0"),
+        "it stops on a perfect epoch: {last}"
+    );
+}
+
 /// `--keep best` (the default) saves the parameters its best epoch scored, `--keep last`
 /// those after the last step; both runs log the same epochs.
 #[test]
@@ -428,6 +475,10 @@ fn presets_are_listed_as_a_table_and_as_json() {
     assert_eq!(first["recipe"]["name"], "converge");
     assert!(
         table.contains("converge: input-wise, weight decay 0.1, 8x8 first 40%"),
+        "{table}"
+    );
+    assert!(
+        table.contains("converge: hard gates 0.7, 8 steps first 30%, hold 15 steps"),
         "{table}"
     );
     assert_eq!(json.as_array().unwrap().len(), 12);

@@ -21,13 +21,12 @@ use std::ops::ControlFlow;
 use std::time::Instant;
 
 use crate::error::ConfigError;
-use crate::evaluate::fresh::is_exact;
-use crate::evaluate::{all_boards_right, fresh_check};
+use crate::evaluate::fresh_check;
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::network::Model;
 use crate::model::task::TaskKind;
 use crate::tasks::{preset, Override};
-use crate::train::{self, fresh_model, Keep, Metrics, Trainer};
+use crate::train::{self, fresh_model, ExactWatch, Keep, Metrics, Trainer};
 
 /// One setting of a sweep: changes to the task's preset, and how to name them.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,7 +56,7 @@ pub struct Outcome {
     /// The first epoch that solved the task (its batch right).
     pub solved_at: Option<usize>,
     /// The first epoch whose kept model was found exact (checked at solved epochs, at
-    /// most every [`EXACT_CHECK_GAP`] epochs).
+    /// most every [`EXACT_CHECK_GAP`](train::EXACT_CHECK_GAP) epochs).
     pub exact_at: Option<usize>,
     /// Epochs run (fewer than planned when the run stopped once exact, or diverged).
     pub epochs: usize,
@@ -73,13 +72,9 @@ pub struct Outcome {
     pub error: Option<String>,
 }
 
-/// Epochs between two exactness checks of a run's kept model: a check of the
-/// checkerboard rolls four 64x64 grids out for 80 steps, several epochs' work.
-pub const EXACT_CHECK_GAP: usize = 20;
-
 /// Trains `task` (`small` preset) with `setting` from `seed` through the epoch loop of
-/// [`train::run`]; stops at the first epoch whose kept model is exact when
-/// `stop_when_exact`. Returns what the run did and the model it keeps.
+/// [`train::run`]; stops at the first epoch whose kept model is exact ([`ExactWatch`])
+/// when `stop_when_exact`. Returns what the run did and the model it keeps.
 pub fn run(
     task: TaskKind,
     small: bool,
@@ -90,28 +85,10 @@ pub fn run(
     let start = Instant::now();
     let (config, settings) = setting.apply(task, small, seed);
     let trainer = Trainer::new(fresh_model(config, &settings)?, settings);
-    let (mut solved_at, mut exact_at, mut checked_at) = (None, None, None);
+    let mut watch = ExactWatch::default();
     let (trainer, summary, error) = train::run(trainer, |trainer, m| {
-        if m.metrics.hard_loss != 0.0 {
-            return ControlFlow::Continue(());
-        }
-        let due = checked_at.is_none_or(|at| m.epoch >= at + EXACT_CHECK_GAP);
-        if solved_at.is_some() && (exact_at.is_some() || !due) {
-            return ControlFlow::Continue(());
-        }
-        // The parameters this epoch scored (the kept ones), not those after its step.
-        let kept = trainer.kept_model(Keep::Best);
-        if solved_at.is_none() && all_boards_right(&kept) {
-            solved_at = Some(m.epoch);
-        }
-        if solved_at.is_some() {
-            checked_at = Some(m.epoch);
-            if is_exact(&kept) {
-                exact_at = Some(m.epoch);
-                if stop_when_exact {
-                    return ControlFlow::Break(());
-                }
-            }
+        if watch.observe(trainer, m) && stop_when_exact {
+            return ControlFlow::Break(());
         }
         ControlFlow::Continue(())
     });
@@ -120,8 +97,8 @@ pub fn run(
     let outcome = Outcome {
         setting: 0,
         seed,
-        solved_at,
-        exact_at,
+        solved_at: watch.solved_at(),
+        exact_at: watch.exact_at(),
         epochs: summary.epochs,
         last: summary.last.map(|m| m.metrics),
         fresh_accuracy: fresh.as_ref().map(|f| f.accuracy),

@@ -126,7 +126,9 @@ impl Progress {
         self.bar.suspend(|| eprintln!("{line}"));
     }
 
-    pub fn finish(self) {
+    /// Clears the bar; returns the seconds since the progress began.
+    pub fn finish(self) -> f64 {
         self.bar.finish_and_clear();
+        self.elapsed_s()
     }
 }

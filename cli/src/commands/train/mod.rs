@@ -50,7 +50,7 @@ pub struct TrainArgs {
     pub task: Option<TaskKind>,
     /// Continue a stopped run: its folder (holding model.checkpoint.json) or the
     /// checkpoint file. The run's own settings apply; only --threads,
-    /// --checkpoint-every and --keep may be given with it.
+    /// --checkpoint-every, --keep and --full may be given with it.
     #[arg(long, value_name = "RUN", conflicts_with_all = run_flags())]
     pub resume: Option<PathBuf>,
     /// How often to write a checkpoint (and the model) during training: every N epochs,
@@ -62,6 +62,13 @@ pub struct TrainArgs {
     /// reach a perfect circuit and drift away from it later.
     #[arg(long, value_enum, default_value_t = KeepModel::Best)]
     pub keep: KeepModel,
+    /// Train every epoch, even after the kept model is exact. By default a run with
+    /// `--keep best` stops at the first epoch whose kept model is found exact (checked,
+    /// as a sweep does, when the batch is right, at most every 20 epochs): training on
+    /// can only trade that model for a later one as right on its batch and not
+    /// necessarily on fresh inputs.
+    #[arg(long)]
+    pub full: bool,
     /// A reduced model for quick runs (the "small" rows below).
     #[arg(long)]
     pub small: bool,
@@ -137,6 +144,8 @@ pub fn run(args: TrainArgs) -> Result<()> {
             Some(run) => Session::resume(run)?,
             None => Session::start(&args)?,
         };
-        session.train(args.checkpoint_every, threads, args.keep.into())
+        let keep = args.keep.into();
+        let until_exact = keep == Keep::Best && !args.full;
+        session.train(args.checkpoint_every, threads, keep, until_exact)
     })
 }

@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use logicars::io::atomic::remove_leftovers;
 use logicars::io::checkpoint_file::{self, Checkpoint, RunOutputs};
 use logicars::io::{batch_file, model_file};
-use logicars::train::{self, EpochMetrics, Keep, Trainer};
+use logicars::train::{self, EpochMetrics, ExactWatch, Keep, Trainer};
 
 use super::checkpoint::save_checkpoint;
 use super::configure::{check_run_outputs, configure, ensure_training_fits, outputs, run_files};
@@ -52,6 +52,14 @@ struct Schedule {
 }
 
 impl Schedule {
+    /// A schedule whose seconds count from now.
+    fn starting_now(every: CheckpointEvery) -> Self {
+        Schedule {
+            every,
+            last: Instant::now(),
+        }
+    }
+
     fn due(&mut self, epoch: usize) -> bool {
         let due = match self.every {
             CheckpointEvery::Epochs(n) => epoch.is_multiple_of(n),
@@ -117,8 +125,15 @@ impl Session {
         })
     }
 
-    /// Trains the remaining epochs and saves the run (see [`super::finish`]).
-    pub fn train(self, every: CheckpointEvery, threads: usize, keep: Keep) -> Result<()> {
+    /// Trains the remaining epochs, or until the kept model is exact when `until_exact`
+    /// ([`ExactWatch`]), and saves the run (see [`super::finish`]).
+    pub fn train(
+        self,
+        every: CheckpointEvery,
+        threads: usize,
+        keep: Keep,
+        until_exact: bool,
+    ) -> Result<()> {
         let Session {
             trainer,
             outputs,
@@ -129,11 +144,9 @@ impl Session {
         let epochs = trainer.settings().epochs;
         let mut progress = Progress::new(epochs, outputs.log_interval, &outputs.log, &history)?;
         let resumed_at = history.len();
-        let mut schedule = Schedule {
-            every,
-            last: Instant::now(),
-        };
+        let mut schedule = Schedule::starting_now(every);
         let mut failure = None;
+        let mut watch = until_exact.then(ExactWatch::default);
         // Epochs only: the clock stops while an epoch's log line or checkpoint is written.
         let mut clock = ComputeClock::default();
         clock.resume();
@@ -151,6 +164,9 @@ impl Session {
                     ControlFlow::Break(())
                 }
                 (Ok(()), Some(_)) => ControlFlow::Break(()),
+                (Ok(()), None) if watch.as_mut().is_some_and(|w| w.observe(trainer, m)) => {
+                    ControlFlow::Break(())
+                }
                 (Ok(()), None) => {
                     clock.resume();
                     ControlFlow::Continue(())
@@ -158,8 +174,7 @@ impl Session {
             }
         });
         clock.pause();
-        let wall = progress.elapsed_s();
-        progress.finish();
+        let wall = progress.finish();
         let ran = history.len() - resumed_at;
         let end = super::finish::End {
             trainer: &trainer,
@@ -172,7 +187,8 @@ impl Session {
             (None, Some(e), _) => end.diverged(&e),
             (None, None, Some(code)) if trainer.epochs_done() < epochs => end.interrupted(code),
             (None, None, _) => {
-                let kept = end.finished(wall, ran)?;
+                let exact_at = watch.and_then(|w| w.exact_at());
+                let kept = end.finished(wall, ran, exact_at)?;
                 drop(trainer);
                 super::finish::print_fresh_check(&kept);
                 compute_time::report("train", clock.seconds(), ran, "epoch")
