@@ -75,6 +75,7 @@ fn a_resumed_run_equals_one_never_stopped() {
                 state: first.state(),
                 history: history.clone(),
                 outputs: outputs(),
+                exact_watch: Default::default(),
             };
             let path = dir.path().join("model.checkpoint.json");
             checkpoint_file::save(&checkpoint, &path).unwrap();
@@ -106,12 +107,26 @@ fn a_damaged_checkpoint_names_what_is_wrong() {
         state: trainer.state(),
         history,
         outputs: outputs(),
+        // Solved at epoch 3 and checked then, not exact: what a stopping run carries on.
+        exact_watch: serde_json::from_str(r#"{"solved_at":3,"exact_at":null,"checked_at":3}"#)
+            .unwrap(),
     };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("c.json");
     checkpoint_file::save(&checkpoint, &path).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        checkpoint_file::from_json(&text).unwrap(),
+        checkpoint,
+        "the check's epochs read back"
+    );
     let cases = [
+        (
+            r#""checked_at":3"#,
+            r#""checked_at":9"#,
+            "exact_watch",
+            "names epoch 9, after the 4 epochs done",
+        ),
         (
             r#""epochs_done":4"#,
             r#""epochs_done":3"#,

@@ -139,6 +139,7 @@ fn checkpoint_text() -> &'static str {
                 batches: None,
                 log_interval: 1,
             },
+            exact_watch: Default::default(),
         };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.json");

@@ -13,7 +13,7 @@ use crate::io::json::{check_header, invalid, parse, Invalid};
 use crate::io::model_file::{self, ModelFile};
 use crate::model::config::TrainSettings;
 use crate::model::network::Model;
-use crate::train::{EpochMetrics, TrainerState};
+use crate::train::{EpochMetrics, ExactWatch, TrainerState};
 
 pub const FORMAT: &str = "logicars-checkpoint";
 pub const VERSION: u32 = 1;
@@ -41,6 +41,8 @@ pub struct Checkpoint {
     /// Every epoch's metrics so far, in order.
     pub history: Vec<EpochMetrics>,
     pub outputs: RunOutputs,
+    /// When the run's kept model was checked for exactness (a run that stops once exact).
+    pub exact_watch: ExactWatch,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -52,6 +54,9 @@ struct CheckpointFile {
     state: TrainerState,
     history: Vec<EpochMetrics>,
     outputs: RunOutputs,
+    /// Absent from checkpoints written before runs stopped once exact.
+    #[serde(default)]
+    exact_watch: ExactWatch,
 }
 
 /// The checkpoint of the model saved at `model`: `model.json` -> `model.checkpoint.json`.
@@ -73,6 +78,7 @@ pub fn save(checkpoint: &Checkpoint, path: &Path) -> Result<(), CheckpointError>
         state: checkpoint.state.clone(),
         history: checkpoint.history.clone(),
         outputs: checkpoint.outputs.clone(),
+        exact_watch: checkpoint.exact_watch,
     };
     let json = serde_json::to_vec(&file).map_err(|e| write_err(e.into()))?;
     crate::io::atomic::write_atomically(path, &json).map_err(write_err)
@@ -104,12 +110,21 @@ pub fn from_json(text: &str) -> Result<Checkpoint, Invalid> {
     let model = model_file::from_file(file.model)
         .map_err(|(path, message)| (format!("model.{path}"), message))?;
     check_progress(&file.state, &file.history, settings.epochs)?;
+    if file.exact_watch.latest_epoch() > file.history.len() {
+        let message = format!(
+            "names epoch {}, after the {} epochs done",
+            file.exact_watch.latest_epoch(),
+            file.history.len()
+        );
+        return Err(invalid("exact_watch", message));
+    }
     Ok(Checkpoint {
         model,
         settings,
         state: file.state,
         history: file.history,
         outputs: file.outputs,
+        exact_watch: file.exact_watch,
     })
 }
 

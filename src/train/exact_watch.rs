@@ -3,6 +3,8 @@
 //! which can be a different one that is right on its batch and wrong on fresh inputs; a
 //! `train` and a sweep both stop at the first exact one, so they keep the same model.
 
+use serde::{Deserialize, Serialize};
+
 use crate::evaluate::all_boards_right;
 use crate::evaluate::fresh::is_exact;
 use crate::train::best::Keep;
@@ -12,8 +14,11 @@ use crate::train::trainer::{EpochMetrics, Trainer};
 /// checkerboard rolls four 64x64 grids out for 80 steps, several epochs' work.
 pub const EXACT_CHECK_GAP: usize = 20;
 
-/// When a run was first solved and first exact.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// When a run was first solved and first exact, and when its kept model was last checked.
+/// A checkpoint carries it, so that a resumed run checks at the epochs the run that was
+/// never stopped checks at.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ExactWatch {
     solved_at: Option<usize>,
     exact_at: Option<usize>,
@@ -32,7 +37,7 @@ impl ExactWatch {
         }
         let due = self
             .checked_at
-            .is_none_or(|at| m.epoch >= at + EXACT_CHECK_GAP);
+            .is_none_or(|at| m.epoch >= at.saturating_add(EXACT_CHECK_GAP));
         if self.solved_at.is_some() && !due {
             return false;
         }
@@ -59,5 +64,14 @@ impl ExactWatch {
     /// The first epoch whose kept model was found exact.
     pub fn exact_at(&self) -> Option<usize> {
         self.exact_at
+    }
+
+    /// The latest epoch the watch names (0: none), which a checkpoint's history must hold.
+    pub fn latest_epoch(&self) -> usize {
+        [self.solved_at, self.exact_at, self.checked_at]
+            .into_iter()
+            .flatten()
+            .max()
+            .unwrap_or(0)
     }
 }

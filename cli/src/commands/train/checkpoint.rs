@@ -3,7 +3,7 @@
 use anyhow::Result;
 use logicars::io::checkpoint_file::{self, Checkpoint, RunOutputs};
 use logicars::io::model_file;
-use logicars::train::{EpochMetrics, Keep, Trainer};
+use logicars::train::{EpochMetrics, ExactWatch, Keep, Trainer};
 
 /// Writes the checkpoint, then the model to keep so far, each whole or not at all.
 pub fn save_checkpoint(
@@ -11,6 +11,7 @@ pub fn save_checkpoint(
     history: &[EpochMetrics],
     outputs: &RunOutputs,
     keep: Keep,
+    exact_watch: ExactWatch,
 ) -> Result<()> {
     let checkpoint = Checkpoint {
         model: trainer.model.clone(),
@@ -18,6 +19,7 @@ pub fn save_checkpoint(
         state: trainer.state(),
         history: history.to_vec(),
         outputs: outputs.clone(),
+        exact_watch,
     };
     checkpoint_file::save(&checkpoint, &checkpoint_file::path_beside(&outputs.model))?;
     let model = trainer.kept_model(keep);

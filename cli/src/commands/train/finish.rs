@@ -9,7 +9,7 @@ use logicars::io::atomic::write_atomically;
 use logicars::io::checkpoint_file::{self, RunOutputs};
 use logicars::io::model_file;
 use logicars::model::network::Model;
-use logicars::train::{Choice, EpochMetrics, Keep, TrainError, TrainSummary, Trainer};
+use logicars::train::{Choice, EpochMetrics, ExactWatch, Keep, TrainError, TrainSummary, Trainer};
 use logicars::views::plot;
 
 use super::checkpoint::save_checkpoint;
@@ -23,6 +23,8 @@ pub struct End<'a> {
     pub history: &'a [EpochMetrics],
     /// Which parameters the run saves.
     pub keep: Keep,
+    /// When the run's kept model was checked for exactness, for its checkpoint.
+    pub exact_watch: ExactWatch,
 }
 
 impl End<'_> {
@@ -53,7 +55,13 @@ impl End<'_> {
 
     /// A signal stopped the run after an epoch: write where it is, say how to go on.
     pub fn interrupted(&self, code: u8) -> Result<()> {
-        save_checkpoint(self.trainer, self.history, self.outputs, self.keep)?;
+        save_checkpoint(
+            self.trainer,
+            self.history,
+            self.outputs,
+            self.keep,
+            self.exact_watch,
+        )?;
         let done = self.trainer.epochs_done();
         let epochs = self.trainer.settings().epochs;
         let run = self.outputs.model.parent().unwrap_or(Path::new("."));

@@ -78,6 +78,8 @@ pub struct Session {
     outputs: RunOutputs,
     /// The metrics of the epochs already run.
     history: Vec<EpochMetrics>,
+    /// When the kept model was checked for exactness.
+    watch: ExactWatch,
 }
 
 impl Session {
@@ -95,6 +97,7 @@ impl Session {
             trainer,
             outputs,
             history: Vec::new(),
+            watch: ExactWatch::default(),
         })
     }
 
@@ -109,6 +112,7 @@ impl Session {
             state,
             history,
             outputs,
+            exact_watch,
         } = checkpoint;
         let trainer = Trainer::resume(model, settings, state)
             .with_context(|| format!("resuming from {}", path.display()))?;
@@ -122,6 +126,7 @@ impl Session {
             trainer,
             outputs,
             history,
+            watch: exact_watch,
         })
     }
 
@@ -138,6 +143,7 @@ impl Session {
             trainer,
             outputs,
             mut history,
+            mut watch,
         } = self;
         announce(&trainer, threads);
         let stop = StopRequest::catch()?;
@@ -145,29 +151,29 @@ impl Session {
         let mut progress = Progress::new(epochs, outputs.log_interval, &outputs.log, &history)?;
         let resumed_at = history.len();
         let mut schedule = Schedule::starting_now(every);
-        let mut failure = None;
-        let mut watch = until_exact.then(ExactWatch::default);
+        let (mut failure, mut exact_at) = (None, None);
         // Epochs only: the clock stops while an epoch's log line or checkpoint is written.
         let mut clock = ComputeClock::default();
         clock.resume();
         let (trainer, _, diverged) = train::run(trainer, |trainer, m| {
             clock.pause();
             history.push(*m);
+            // Checked before the checkpoint, which carries the check to a resumed run.
+            exact_at = (until_exact && watch.observe(trainer, m)).then_some(m.epoch);
             let mut step = progress.record(m);
             note_choice(trainer, m.epoch, &progress);
-            if step.is_ok() && m.epoch < epochs && schedule.due(m.epoch) {
-                step = save_checkpoint(trainer, &history, &outputs, keep);
+            if step.is_ok() && exact_at.is_none() && m.epoch < epochs && schedule.due(m.epoch) {
+                step = save_checkpoint(trainer, &history, &outputs, keep, watch);
             }
             match (step, stop.received()) {
                 (Err(e), _) => {
                     failure = Some(e);
                     ControlFlow::Break(())
                 }
-                (Ok(()), Some(_)) => ControlFlow::Break(()),
-                (Ok(()), None) if watch.as_mut().is_some_and(|w| w.observe(trainer, m)) => {
+                (Ok(()), signal) if signal.is_some() || exact_at.is_some() => {
                     ControlFlow::Break(())
                 }
-                (Ok(()), None) => {
+                (Ok(()), _) => {
                     clock.resume();
                     ControlFlow::Continue(())
                 }
@@ -181,13 +187,14 @@ impl Session {
             outputs: &outputs,
             history: &history,
             keep,
+            exact_watch: watch,
         };
+        let unfinished = exact_at.is_none() && trainer.epochs_done() < epochs;
         match (failure, diverged, stop.received()) {
             (Some(e), _, _) => Err(e),
             (None, Some(e), _) => end.diverged(&e),
-            (None, None, Some(code)) if trainer.epochs_done() < epochs => end.interrupted(code),
+            (None, None, Some(code)) if unfinished => end.interrupted(code),
             (None, None, _) => {
-                let exact_at = watch.and_then(|w| w.exact_at());
                 let kept = end.finished(wall, ran, exact_at)?;
                 drop(trainer);
                 super::finish::print_fresh_check(&kept);
