@@ -28,23 +28,23 @@ pub struct End<'a> {
 }
 
 impl End<'_> {
-    /// The run is complete (all its epochs, or those until `exact_at`, the epoch its kept
-    /// model was found exact): the model and its pictures, and no checkpoint is left.
+    /// The run is complete (all its epochs, or those until its last epoch's kept model was
+    /// found `exact`): the model and its pictures, and no checkpoint is left.
     /// Returns the saved model, for [`print_fresh_check`] once the trainer is gone.
-    pub fn finished(&self, wall_s: f64, ran: usize, exact_at: Option<usize>) -> Result<Model> {
+    pub fn finished(&self, wall_s: f64, ran: usize, exact: bool) -> Result<Model> {
         self.save_model_and_artefacts()?;
         self.remove_checkpoint()?;
-        let summary = TrainSummary::of(self.history);
-        match exact_at {
-            Some(_) => println!(
-                "epochs:       {} of {}: stopped, the kept model exact (--full trains every \
-                 epoch)",
-                summary.epochs,
-                self.trainer.settings().epochs
-            ),
-            None => println!("epochs:       {}", summary.epochs),
-        }
-        print_summary(&summary, wall_s, ran, self.outputs);
+        let planned = self.trainer.settings().epochs;
+        let stopped = exact.then(|| {
+            format!(" of {planned}: stopped, the kept model exact (--full trains every epoch)")
+        });
+        print_summary(
+            &TrainSummary::of(self.history),
+            wall_s,
+            ran,
+            self.outputs,
+            stopped,
+        );
         self.print_kept();
         if let Some(choice) = self.trainer.chosen() {
             let starts = self.trainer.settings().recipe.starts;
@@ -181,9 +181,21 @@ pub fn print_fresh_check(model: &Model) {
     }
 }
 
-/// `ran`: the epochs of this session (fewer than the run's when it was resumed).
-fn print_summary(summary: &TrainSummary, wall: f64, ran: usize, outputs: &RunOutputs) {
+/// `ran`: the epochs of this session (fewer than the run's when it was resumed);
+/// `stopped`: why the run ended before its planned epochs, if it did.
+fn print_summary(
+    summary: &TrainSummary,
+    wall: f64,
+    ran: usize,
+    outputs: &RunOutputs,
+    stopped: Option<String>,
+) {
     let per_epoch = 1000.0 * wall / ran.max(1) as f64;
+    println!(
+        "epochs:       {}{}",
+        summary.epochs,
+        stopped.unwrap_or_default()
+    );
     println!("wall time:    {wall:.2} s ({per_epoch:.1} ms per epoch)");
     if let Some(last) = summary.last {
         println!(

@@ -151,7 +151,7 @@ impl Session {
         let mut progress = Progress::new(epochs, outputs.log_interval, &outputs.log, &history)?;
         let resumed_at = history.len();
         let mut schedule = Schedule::starting_now(every);
-        let (mut failure, mut exact_at) = (None, None);
+        let (mut failure, mut exact) = (None, false);
         // Epochs only: the clock stops while an epoch's log line or checkpoint is written.
         let mut clock = ComputeClock::default();
         clock.resume();
@@ -159,10 +159,10 @@ impl Session {
             clock.pause();
             history.push(*m);
             // Checked before the checkpoint, which carries the check to a resumed run.
-            exact_at = (until_exact && watch.observe(trainer, m)).then_some(m.epoch);
+            exact = until_exact && watch.observe(trainer, m);
             let mut step = progress.record(m);
             note_choice(trainer, m.epoch, &progress);
-            if step.is_ok() && exact_at.is_none() && m.epoch < epochs && schedule.due(m.epoch) {
+            if step.is_ok() && !exact && m.epoch < epochs && schedule.due(m.epoch) {
                 step = save_checkpoint(trainer, &history, &outputs, keep, watch);
             }
             match (step, stop.received()) {
@@ -170,9 +170,7 @@ impl Session {
                     failure = Some(e);
                     ControlFlow::Break(())
                 }
-                (Ok(()), signal) if signal.is_some() || exact_at.is_some() => {
-                    ControlFlow::Break(())
-                }
+                (Ok(()), signal) if signal.is_some() || exact => ControlFlow::Break(()),
                 (Ok(()), _) => {
                     clock.resume();
                     ControlFlow::Continue(())
@@ -189,13 +187,13 @@ impl Session {
             keep,
             exact_watch: watch,
         };
-        let unfinished = exact_at.is_none() && trainer.epochs_done() < epochs;
+        let unfinished = !exact && trainer.epochs_done() < epochs;
         match (failure, diverged, stop.received()) {
             (Some(e), _, _) => Err(e),
             (None, Some(e), _) => end.diverged(&e),
             (None, None, Some(code)) if unfinished => end.interrupted(code),
             (None, None, _) => {
-                let kept = end.finished(wall, ran, exact_at)?;
+                let kept = end.finished(wall, ran, exact)?;
                 drop(trainer);
                 super::finish::print_fresh_check(&kept);
                 compute_time::report("train", clock.seconds(), ran, "epoch")
