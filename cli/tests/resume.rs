@@ -23,9 +23,9 @@ fn logicars() -> Command {
     Command::cargo_bin("logicars").unwrap()
 }
 
-fn spawn(model: &Path, epochs: usize) -> Child {
+fn spawn(run: &[&str], model: &Path, epochs: usize) -> Child {
     Process::new(assert_cmd::cargo::cargo_bin!("logicars"))
-        .args(RUN)
+        .args(run)
         .args(["--checkpoint-every", "7"])
         .args(["--epochs", &epochs.to_string(), "--save"])
         .arg(model)
@@ -40,10 +40,16 @@ fn logged_epochs(log: &Path) -> usize {
     std::fs::read_to_string(log).map_or(0, |t| t.lines().count().saturating_sub(1))
 }
 
-/// Sends `signal` once the log has `after` epochs; returns the exit code (none when
-/// killed) and stderr.
-fn interrupt(model: &Path, epochs: usize, after: usize, signal: &str) -> (Option<i32>, String) {
-    let child = spawn(model, epochs);
+/// Starts `run` and sends `signal` once the log has `after` epochs; returns the exit code
+/// (none when killed) and stderr.
+fn interrupt(
+    run: &[&str],
+    model: &Path,
+    epochs: usize,
+    after: usize,
+    signal: &str,
+) -> (Option<i32>, String) {
+    let child = spawn(run, model, epochs);
     let log = model.with_file_name("metrics.csv");
     let start = Instant::now();
     while logged_epochs(&log) < after {
@@ -79,10 +85,10 @@ fn file_name(path: &Path) -> String {
     path.file_name().unwrap().to_string_lossy().into_owned()
 }
 
-fn reference_run(dir: &Path, epochs: usize) -> PathBuf {
+fn reference_run(run: &[&str], dir: &Path, epochs: usize) -> PathBuf {
     let model = dir.join("reference/model.json");
     logicars()
-        .args(RUN)
+        .args(run)
         .args(["--epochs", &epochs.to_string(), "--save"])
         .arg(&model)
         .assert()
@@ -94,7 +100,7 @@ fn reference_run(dir: &Path, epochs: usize) -> PathBuf {
 fn a_run_stopped_by_a_signal_resumes_to_the_same_files() {
     let dir = tempfile::tempdir().unwrap();
     let epochs = 400;
-    let reference = files_of(reference_run(dir.path(), epochs).parent().unwrap());
+    let reference = files_of(reference_run(&RUN, dir.path(), epochs).parent().unwrap());
     let names: Vec<&str> = reference.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["metrics.csv", "model.json"], "nothing else is left");
     let stops = [
@@ -105,7 +111,7 @@ fn a_run_stopped_by_a_signal_resumes_to_the_same_files() {
     ];
     for (after, signal, code) in stops {
         let model = dir.path().join(format!("stopped-{after}/model.json"));
-        let (got, stderr) = interrupt(&model, epochs, after, signal);
+        let (got, stderr) = interrupt(&RUN, &model, epochs, after, signal);
         assert_eq!(got, code, "{signal}: {stderr}");
         let run = model.parent().unwrap();
         let done = logged_epochs(&model.with_file_name("metrics.csv"));
@@ -137,6 +143,57 @@ fn a_run_stopped_by_a_signal_resumes_to_the_same_files() {
     }
 }
 
+/// A run that stops once its kept model is exact, stopped by a signal after its first check
+/// found the model not yet exact: resumed, it checks at the epochs the run never stopped
+/// checks at (the checkpoint carries them), so it stops at the same epoch with the same
+/// files. Seed 10 of the reduced checkerboard is solved at epoch 211 and found exact at
+/// 331, six checks later.
+#[test]
+fn a_run_stopped_between_its_exactness_checks_stops_where_it_would_have() {
+    const WATCHED: [&str; 8] = [
+        "train",
+        "checkerboard",
+        "--small",
+        "--seed",
+        "10",
+        "--no-artefacts",
+        "--threads",
+        "1",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let epochs = 400;
+    let reference = reference_run(&WATCHED, dir.path(), epochs);
+    let stopped_at = logged_epochs(&reference.with_file_name("metrics.csv"));
+    assert_eq!(stopped_at, 331, "the reference stops once exact");
+    let reference = files_of(reference.parent().unwrap());
+
+    let model = dir.path().join("stopped/model.json");
+    let (code, stderr) = interrupt(&WATCHED, &model, epochs, 215, "-INT");
+    assert_eq!(code, Some(130), "{stderr}");
+    let run = model.parent().unwrap();
+    let done = logged_epochs(&model.with_file_name("metrics.csv"));
+    assert!(
+        (215..stopped_at).contains(&done),
+        "stopped after epoch {done}"
+    );
+    let checkpoint =
+        logicars::io::checkpoint_file::load(&run.join("model.checkpoint.json")).unwrap();
+    let watch = checkpoint.exact_watch;
+    assert_eq!(watch.solved_at(), Some(211), "checked once, not exact");
+    assert_eq!(watch.exact_at(), None);
+
+    logicars()
+        .args(["train", "--resume"])
+        .arg(run)
+        .assert()
+        .success();
+    assert_eq!(
+        logged_epochs(&model.with_file_name("metrics.csv")),
+        stopped_at
+    );
+    assert!(files_of(run) == reference, "after {done}: files differ");
+}
+
 #[test]
 fn resume_takes_the_runs_own_settings() {
     let out = logicars()
@@ -150,7 +207,7 @@ fn resume_takes_the_runs_own_settings() {
 #[test]
 fn a_finished_run_has_nothing_to_resume() {
     let dir = tempfile::tempdir().unwrap();
-    let model = reference_run(dir.path(), 2);
+    let model = reference_run(&RUN, dir.path(), 2);
     let run = model.parent().unwrap();
     let out = logicars()
         .args(["train", "--resume"])
