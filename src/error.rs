@@ -75,6 +75,12 @@ pub enum ConfigError {
     )]
     HoldSteps,
     #[error(
+        "--gate-search is for the growing tasks (pattern, lizard, colored-g), whose \
+         rollouts start from one fixed state; {task}'s start from random grids, which a \
+         search on one draw would fit"
+    )]
+    GateSearchTask { task: &'static str },
+    #[error(
         "the curriculum's grids ({side}x{side}) must be smaller than the task's \
          ({height}x{width}) by a multiple of {period} cells, the pattern's period"
     )]

@@ -586,3 +586,56 @@ fn the_reference_run_peaks_under_16_mib() {
         peak as f64 / (1 << 20) as f64
     );
 }
+
+/// `--gate-search` searches the kept model of a growing task after the last epoch, says
+/// what it changed, and saves the searched model (its fresh check counts what the search
+/// left); a task whose rollouts start from random grids refuses it before training.
+#[test]
+fn a_gate_search_finishes_a_growing_task_and_is_refused_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("lizard/model.json");
+    let out = logicars()
+        .args([
+            "train",
+            "lizard",
+            "--small",
+            "--epochs",
+            "3",
+            "--no-artefacts",
+        ])
+        .args(["--gate-search", "1", "--save"])
+        .arg(&model)
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("gate search:"))
+        .unwrap_or_else(|| panic!("no search line: {stdout}"));
+    let numbers: Vec<f64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    let [changed, before, after, tried] = numbers[..] else {
+        panic!("{line}")
+    };
+    assert!(
+        changed > 0.0 && after < before && tried >= changed,
+        "{line}"
+    );
+    let bits = 2.0 * 20.0 * 20.0;
+    let right = format!("fresh check:  {:.2}% right", 100.0 * (1.0 - after / bits));
+    assert!(stdout.contains(&right), "{right}: {stdout}");
+
+    let out = logicars()
+        .args(["train", "checkerboard", "--small", "--gate-search", "1"])
+        .args(["--no-artefacts", "--save"])
+        .arg(dir.path().join("board/model.json"))
+        .assert()
+        .failure();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.contains("--gate-search is for the growing tasks"),
+        "{stderr}"
+    );
+}

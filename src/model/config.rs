@@ -274,6 +274,11 @@ impl TrainSettings {
         if self.recipe.hold_steps > 0 && config.task == TaskKind::Gol {
             return Err(ConfigError::HoldSteps);
         }
+        if self.recipe.gate_search > 0 && !config.task.grows_image() {
+            return Err(ConfigError::GateSearchTask {
+                task: config.task.name(),
+            });
+        }
         let starts = self.recipe.starts;
         if starts > 1 && !self.recipe.starts_can_be_chosen() {
             return Err(ConfigError::StartsWithoutCurriculum { starts });

@@ -147,6 +147,10 @@ pub struct Recipe {
     /// grids trains under several masks.
     #[serde(default)]
     pub per_grid_masks: bool,
+    /// Passes of a search over single gate changes after the last epoch, when the kept
+    /// model is not exact ([`crate::train::gate_search`]; growing tasks only; 0: none).
+    #[serde(default)]
+    pub gate_search: usize,
 }
 
 /// The side of the `converge` recipe's curriculum: the largest square that sees the task's
@@ -204,6 +208,7 @@ impl Recipe {
             hold_steps: 0,
             hold_from: 0.0,
             per_grid_masks: false,
+            gate_search: 0,
         };
         let input_wise = Recipe {
             parametrization: Parametrization::InputWise,

@@ -26,7 +26,7 @@ use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::network::Model;
 use crate::model::task::TaskKind;
 use crate::tasks::{preset, Override};
-use crate::train::{self, fresh_model, ExactWatch, Keep, Metrics, Trainer};
+use crate::train::{self, fresh_model, search_gates, ExactWatch, Keep, Metrics, Trainer};
 
 /// One setting of a sweep: changes to the task's preset, and how to name them.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,7 +74,8 @@ pub struct Outcome {
 
 /// Trains `task` (`small` preset) with `setting` from `seed` through the epoch loop of
 /// [`train::run`]; stops at the first epoch whose kept model is exact ([`ExactWatch`])
-/// when `stop_when_exact`. Returns what the run did and the model it keeps.
+/// when `stop_when_exact`, and runs the recipe's [`search_gates`] on the kept model.
+/// Returns what the run did and the model it keeps.
 pub fn run(
     task: TaskKind,
     small: bool,
@@ -92,7 +93,8 @@ pub fn run(
         }
         ControlFlow::Continue(())
     });
-    let kept = trainer.kept_model(Keep::Best);
+    let mut kept = trainer.kept_model(Keep::Best);
+    search_gates(&mut kept, trainer.settings().recipe.gate_search);
     let fresh = trainer.best().map(|_| fresh_check(&kept));
     let outcome = Outcome {
         setting: 0,

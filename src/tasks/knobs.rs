@@ -250,6 +250,16 @@ pub static KNOBS: &[Knob] = &[
                at the curriculum's end [default: the recipe's, 0]",
         target: Target::Number(|_, s| &mut s.recipe.starts_share),
     },
+    Knob {
+        key: "gate-search",
+        value_name: "PASSES",
+        help: "After the last epoch, if the kept model is not exact, go over its gates from \
+               the outputs back up to PASSES times, giving a gate the first of its other ops \
+               that gets fewer target bits wrong at the task's step and at twice it; growing \
+               tasks only (their rollouts start from one fixed state) [default: the \
+               recipe's, 0]",
+        target: Target::Count(|_, s| &mut s.recipe.gate_search),
+    },
 ];
 
 impl Knob {

@@ -4,6 +4,7 @@
 pub mod best;
 pub mod error;
 pub mod exact_watch;
+pub mod gate_search;
 pub mod memory;
 pub mod objective;
 pub mod optimizer;
@@ -14,6 +15,7 @@ pub mod trainer;
 pub use best::{BestModel, Keep};
 pub use error::TrainError;
 pub use exact_watch::{ExactWatch, EXACT_CHECK_GAP};
+pub use gate_search::{search_gates, GateSearch};
 pub use objective::{loss_and_gradient, loss_and_gradient_over, Gradient, Metrics, Objective};
 pub use state::{Choice, TrainerState};
 pub use trainer::{fresh_model, run, train, EpochMetrics, TrainSummary, Trainer};

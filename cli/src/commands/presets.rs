@@ -173,6 +173,9 @@ fn recipe(r: &Recipe) -> String {
     if r.hold_steps > 0 {
         changes.push(format!("hold {} steps", r.hold_steps));
     }
+    if r.gate_search > 0 {
+        changes.push(format!("gate search {} passes", r.gate_search));
+    }
     match (changes.is_empty(), r.name) {
         (true, RecipeName::Paper) => "paper".to_string(),
         (true, name) => format!("{} (the paper's settings)", name.name()),

@@ -231,7 +231,8 @@ fn verdict(outcome: &Outcome) -> String {
         .map_or("not solved".into(), |e| format!("solved at {e}"));
     match (outcome.exact, outcome.exact_at) {
         (true, Some(e)) => format!("exact at {e} ({solved})"),
-        (true, None) => format!("exact at the end ({solved})"),
+        // Found exact after the last epoch: by the recipe's gate search.
+        (true, None) => format!("exact after the last epoch ({solved})"),
         (false, _) => format!("not exact ({solved})"),
     }
 }

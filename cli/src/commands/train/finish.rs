@@ -9,7 +9,10 @@ use logicars::io::atomic::write_atomically;
 use logicars::io::checkpoint_file::{self, RunOutputs};
 use logicars::io::model_file;
 use logicars::model::network::Model;
-use logicars::train::{Choice, EpochMetrics, ExactWatch, Keep, TrainError, TrainSummary, Trainer};
+use logicars::train::{
+    search_gates, Choice, EpochMetrics, ExactWatch, GateSearch, Keep, TrainError, TrainSummary,
+    Trainer,
+};
 use logicars::views::plot;
 
 use super::checkpoint::save_checkpoint;
@@ -32,7 +35,9 @@ impl End<'_> {
     /// found `exact`): the model and its pictures, and no checkpoint is left.
     /// Returns the saved model, for [`print_fresh_check`] once the trainer is gone.
     pub fn finished(&self, wall_s: f64, ran: usize, exact: bool) -> Result<Model> {
-        self.save_model_and_artefacts()?;
+        let mut model = self.trainer.kept_model(self.keep);
+        let search = search_gates(&mut model, self.trainer.settings().recipe.gate_search);
+        self.save_model_and_artefacts(&model)?;
         self.remove_checkpoint()?;
         let planned = self.trainer.settings().epochs;
         let stopped = exact.then(|| {
@@ -46,11 +51,14 @@ impl End<'_> {
             stopped,
         );
         self.print_kept();
+        if let Some(search) = search {
+            println!("gate search:  {}", search_text(&search));
+        }
         if let Some(choice) = self.trainer.chosen() {
             let starts = self.trainer.settings().recipe.starts;
             println!("start:        {}", choice_text(choice, starts));
         }
-        Ok(self.trainer.kept_model(self.keep))
+        Ok(model)
     }
 
     /// A signal stopped the run after an epoch: write where it is, say how to go on.
@@ -77,7 +85,7 @@ impl End<'_> {
 
     /// The loss or the parameters became non-finite: keep the last good model.
     pub fn diverged(&self, e: &TrainError) -> Result<()> {
-        self.save_model_and_artefacts()?;
+        self.save_model_and_artefacts(&self.trainer.kept_model(self.keep))?;
         self.remove_checkpoint()?;
         let which = match self.keep {
             Keep::Best => "the best model so far",
@@ -86,10 +94,9 @@ impl End<'_> {
         bail!("{e}; {which} is saved in {}", self.outputs.model.display());
     }
 
-    fn save_model_and_artefacts(&self) -> Result<()> {
-        let model = self.trainer.kept_model(self.keep);
+    fn save_model_and_artefacts(&self, model: &Model) -> Result<()> {
         let settings = self.trainer.settings();
-        model_file::save_trained(&model, Some(settings), &self.outputs.model)?;
+        model_file::save_trained(model, Some(settings), &self.outputs.model)?;
         if let Some(dir) = &self.outputs.artefacts {
             let title = format!("{} (seed {})", model.config.task.name(), settings.seed);
             let mark = self.trainer.chosen().map(|c| {
@@ -97,7 +104,7 @@ impl End<'_> {
                 (c.epoch, label)
             });
             let mark = mark.as_ref().map(|(epoch, label)| (*epoch, label.as_str()));
-            write_artefacts(&model, self.history, (&title, settings.seed), mark, dir)?;
+            write_artefacts(model, self.history, (&title, settings.seed), mark, dir)?;
         }
         Ok(())
     }
@@ -211,4 +218,13 @@ fn print_summary(
     }
     println!("model:        {}", outputs.model.display());
     println!("log:          {}", outputs.log.display());
+}
+
+/// What a search over single gate changes did, e.g. `2 gates changed: 2 -> 0 target bits
+/// wrong (31 circuits tried)`.
+pub fn search_text(search: &GateSearch) -> String {
+    format!(
+        "{} gate(s) changed: {} -> {} target bits wrong ({} circuits tried)",
+        search.changed, search.wrong_before, search.wrong_after, search.tried
+    )
 }

@@ -1,0 +1,182 @@
+//! A search over single gate changes that finishes a model training left a few bits from
+//! its target. Gradient steps on the soft circuit move every gate a little; a hard
+//! circuit one or two wrong bits from a growing target often needs one gate to compute
+//! another of its 16 functions, which no soft step takes it to (the soft/hard gap).
+//!
+//! Only the growing tasks qualify: every rollout starts from one fixed state, so the
+//! states the search scores (the task's step and twice it, where the exact check looks)
+//! are the states training rolled out, and nothing it learns is taken from the check.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::automaton::grid::Grids;
+use crate::automaton::hard_run::HardRun;
+use crate::evaluate::loss::hard_errors;
+use crate::model::gates::NUM_OPS;
+use crate::model::network::Model;
+use crate::tasks;
+
+/// What a search did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GateSearch {
+    /// Target bits wrong before and after, summed over the two scored states.
+    pub wrong_before: u64,
+    pub wrong_after: u64,
+    /// Gates given another op.
+    pub changed: usize,
+    /// Circuits rolled out (each a candidate change).
+    pub tried: usize,
+}
+
+/// The fixed start and the target of a growing task's rollouts.
+struct Probe {
+    init: Grids,
+    target: Grids,
+    steps: usize,
+}
+
+/// Goes over `model`'s gates from the outputs back at most `passes` times, giving a gate
+/// the first other op that gets fewer target bits wrong at the task's step and at twice
+/// it, and stops once none are wrong or a pass changes nothing. None, and the model
+/// untouched, for no passes or a task whose rollouts start from random grids (see the
+/// module's docs).
+pub fn search_gates(model: &mut Model, passes: usize) -> Option<GateSearch> {
+    let c = &model.config;
+    if passes == 0 || !c.task.grows_image() {
+        return None;
+    }
+    // A growing task's start draws nothing from the generator.
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    let init = tasks::eval_init(c.task, 1, c.height, c.width, c.channels, &mut rng);
+    let probe = Probe {
+        target: tasks::target(c, &init, c.steps),
+        init,
+        steps: c.steps,
+    };
+    let mut run = HardRun::new(model, 1, (c.height, c.width));
+    let wrong_before = wrong_below(&mut run, model, &probe, u64::MAX).unwrap_or(u64::MAX);
+    let mut search = GateSearch {
+        wrong_before,
+        wrong_after: wrong_before,
+        changed: 0,
+        tried: 0,
+    };
+    for _ in 0..passes {
+        let before = search.wrong_after;
+        for g in (0..model.gate_count()).rev() {
+            if search.wrong_after == 0 {
+                return Some(search);
+            }
+            if let Some(wrong) = first_better_op(model, &mut run, &probe, g, &mut search) {
+                search.wrong_after = wrong;
+                search.changed += 1;
+            }
+        }
+        if search.wrong_after == before {
+            break;
+        }
+    }
+    run.set_ops(model);
+    Some(search)
+}
+
+/// Tries each other op of gate `g`, keeping the first with fewer wrong bits than the
+/// search has; returns its wrong bits, or none and the gate as it was.
+fn first_better_op(
+    model: &mut Model,
+    run: &mut HardRun,
+    probe: &Probe,
+    g: usize,
+    search: &mut GateSearch,
+) -> Option<u64> {
+    let kept = model.logits[g];
+    let op = model.hard_op(g);
+    let top = kept.iter().copied().fold(f32::MIN, f32::max);
+    for other in (0..NUM_OPS).filter(|&o| o != op) {
+        model.logits[g] = kept;
+        model.logits[g][other] = top + 1.0;
+        if model.hard_op(g) != other {
+            continue;
+        }
+        search.tried += 1;
+        if let Some(wrong) = wrong_below(run, model, probe, search.wrong_after) {
+            return Some(wrong);
+        }
+    }
+    model.logits[g] = kept;
+    None
+}
+
+/// The wrong target bits of `model`'s hard rollout at the task's step and at twice it,
+/// if fewer than `limit` (a rollout already at `limit` by the task's step stops there).
+fn wrong_below(run: &mut HardRun, model: &Model, probe: &Probe, limit: u64) -> Option<u64> {
+    let channels = &model.config.target_channels;
+    run.set_ops(model);
+    run.set_state(&probe.init);
+    let mut wrong = 0;
+    for half in 0..2 {
+        for t in 0..probe.steps {
+            run.step(None, half * probe.steps + t);
+        }
+        wrong += hard_errors(run.rollout(), channels, &probe.target).0;
+        if wrong >= limit {
+            return None;
+        }
+    }
+    Some(wrong)
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::evaluate::fresh::fresh_check;
+    use crate::model::task::TaskKind;
+    use crate::tasks::preset;
+
+    fn fresh(task: TaskKind) -> Model {
+        let (config, _) = preset(task, true);
+        Model::new(config, &mut ChaCha8Rng::seed_from_u64(3)).unwrap()
+    }
+
+    /// The bits the search counts are those the exact check counts, before and after;
+    /// every change it keeps lowers them, and a pass of changes finds some on a fresh
+    /// model of the reduced lizard.
+    #[test]
+    fn the_search_lowers_the_wrong_bits_that_the_check_counts() {
+        let mut model = fresh(TaskKind::Lizard);
+        let c = &model.config;
+        let bits = (2 * c.height * c.width * c.target_channels.len()) as f64;
+        let wrong = |m: &Model| ((1.0 - fresh_check(m).accuracy) * bits).round() as u64;
+        let before = wrong(&model);
+        let search = search_gates(&mut model, 1).expect("the lizard grows");
+        assert_eq!(search.wrong_before, before);
+        assert_eq!(search.wrong_after, wrong(&model));
+        assert!(search.changed > 0, "{search:?}");
+        assert!(search.wrong_after < before, "{search:?}");
+        assert!(search.tried >= search.changed);
+    }
+
+    /// The search is deterministic: the same model searched twice gives the same gates.
+    #[test]
+    fn the_search_is_deterministic() {
+        let (mut a, mut b) = (fresh(TaskKind::Lizard), fresh(TaskKind::Lizard));
+        assert_eq!(search_gates(&mut a, 1), search_gates(&mut b, 1));
+        assert_eq!(a, b);
+    }
+
+    /// No passes, or a task whose rollouts start from random grids: no search, and the
+    /// model as it was.
+    #[test]
+    fn no_search_without_passes_or_a_fixed_start() {
+        for (task, passes) in [(TaskKind::Lizard, 0), (TaskKind::Checkerboard, 1)] {
+            let mut model = fresh(task);
+            let before = model.clone();
+            assert_eq!(search_gates(&mut model, passes), None, "{task:?}");
+            assert_eq!(model, before);
+        }
+    }
+}
