@@ -77,7 +77,6 @@ pub fn search_gates(model: &mut Model, passes: usize) -> Option<GateSearch> {
             break;
         }
     }
-    run.set_ops(model);
     Some(search)
 }
 
