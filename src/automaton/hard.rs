@@ -131,6 +131,27 @@ impl HardRollout {
         std::mem::swap(&mut self.state, &mut self.next);
     }
 
+    /// Ors into `met[gate.param]` the input pairs each gate met at the last step, one bit
+    /// per pair `(a, b)` at bit `2a + b`, as a truth table indexes them. Lanes past the
+    /// grids' end may add pairs no cell met, never hide one.
+    pub fn pairs_met(&self, circuit: &Circuit, met: &mut [u8]) {
+        for bits in &self.bits {
+            for (i, gate) in circuit.gates.iter().enumerate() {
+                let row = |r: u32| &bits[r as usize * WORDS..][..WORDS];
+                let (a, b) = (row(gate.a), row(gate.b));
+                debug_assert!(circuit.input_rows + i > gate.a.max(gate.b) as usize);
+                let mut seen = [0u64; 4];
+                for (&x, &y) in a.iter().zip(b) {
+                    seen[0] |= !x & !y;
+                    seen[1] |= !x & y;
+                    seen[2] |= x & !y;
+                    seen[3] |= x & y;
+                }
+                met[gate.param as usize] |= (0..4).fold(0, |m, c| m | u8::from(seen[c] != 0) << c);
+            }
+        }
+    }
+
     /// Runs `steps` steps from the current state.
     pub fn run(
         &mut self,

@@ -49,6 +49,13 @@ impl HardRun {
         self.truth = hard_truth(model.config.parametrization, &model.logits);
     }
 
+    /// Takes the hard op of gate `g` alone, after only its logits changed: a search
+    /// that tries one gate's ops at a time would otherwise rebuild every gate's table
+    /// for each candidate.
+    pub fn set_op(&mut self, model: &Model, g: usize) {
+        self.truth[g] = TruthMasks::of_op(model.hard_op(g));
+    }
+
     /// Lets the hard ops go until the next [`HardRun::set_ops`]. A trainer keeps one
     /// run per start and sets the ops afresh before each epoch's rollout, so holding
     /// them in between would only add a table per start to the run's peak memory
@@ -67,6 +74,12 @@ impl HardRun {
         self.rollout.step(&self.circuit, &self.truth, masks, step);
     }
 
+    /// Ors into `met[g]` the input pairs gate `g` met at the last step (see
+    /// [`HardRollout::pairs_met`]).
+    pub fn pairs_met(&self, met: &mut [u8]) {
+        self.rollout.pairs_met(&self.circuit, met);
+    }
+
     /// The current state as grids.
     pub fn state(&self) -> Grids {
         self.rollout.state()
@@ -75,5 +88,86 @@ impl HardRun {
     /// The rollout itself, to read single bits.
     pub fn rollout(&self) -> &HardRollout {
         &self.rollout
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::model::gates::{NUM_OPS, OPS};
+    use crate::model::parametrization::Parametrization;
+    use crate::model::task::TaskKind;
+    use crate::tasks::{self, preset};
+
+    /// Setting each changed gate's op alone runs the circuit that setting every op runs.
+    #[test]
+    fn one_gate_set_alone_runs_as_all_set() {
+        // The paper's gates: one logit per op, so raising one picks it.
+        let (mut config, _) = preset(TaskKind::Checkerboard, true);
+        config.parametrization = Parametrization::Softmax;
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut model = Model::new(config, &mut rng).unwrap();
+        let (init, _) = tasks::eval_batch(&model.config, 2, (8, 8), 4, &mut rng);
+        let mut one = HardRun::new(&model, 2, (8, 8));
+        let mut all = HardRun::new(&model, 2, (8, 8));
+        let rolled = |run: &mut HardRun| {
+            run.set_state(&init);
+            (0..4).for_each(|t| run.step(None, t));
+            run.state()
+        };
+        let before = rolled(&mut all);
+        let mut changed = 0;
+        for g in (0..model.gate_count()).step_by(3) {
+            let op = (model.hard_op(g) + 5) % NUM_OPS;
+            model.logits[g][op] += 100.0;
+            one.set_op(&model, g);
+            changed += 1;
+        }
+        all.set_ops(&model);
+        let after = rolled(&mut all);
+        assert!(
+            changed > 0 && after != before,
+            "the changes must change the rollout"
+        );
+        assert_eq!(rolled(&mut one), after);
+    }
+
+    /// An op that agrees with a gate's own on every input pair the gate met runs the
+    /// same rollout, for every gate: the pairs met hide none. And some gates meet fewer
+    /// than all four pairs, so the pairs tell ops apart that a rollout need not try.
+    #[test]
+    fn ops_that_agree_on_the_pairs_met_run_the_same_rollout() {
+        let (mut config, _) = preset(TaskKind::Checkerboard, true);
+        config.parametrization = Parametrization::Softmax;
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        let mut model = Model::new(config, &mut rng).unwrap();
+        let (init, _) = tasks::eval_batch(&model.config, 1, (6, 6), 3, &mut rng);
+        let mut run = HardRun::new(&model, 1, (6, 6));
+        let mut met = vec![0u8; model.gate_count()];
+        run.set_state(&init);
+        for t in 0..3 {
+            run.step(None, t);
+            run.pairs_met(&mut met);
+        }
+        let before = run.state();
+        let on = |op: usize, met: u8| OPS[op].truth_bits() & met;
+        let mut same = 0;
+        for g in 0..model.gate_count() {
+            let (kept, op) = (model.logits[g], model.hard_op(g));
+            for other in (0..NUM_OPS).filter(|&o| o != op && on(o, met[g]) == on(op, met[g])) {
+                model.logits[g][other] += 100.0;
+                run.set_op(&model, g);
+                run.set_state(&init);
+                (0..3).for_each(|t| run.step(None, t));
+                assert_eq!(run.state(), before, "gate {g}: op {other} for {op}");
+                model.logits[g] = kept;
+                same += 1;
+            }
+            run.set_op(&model, g);
+        }
+        assert!(met.iter().any(|&m| m != 0b1111) && same > 0, "{same}");
     }
 }

@@ -64,6 +64,12 @@ impl Op {
         [f00, f00 ^ f10, f00 ^ f01, f00 ^ f01 ^ f10 ^ f11]
     }
 
+    /// The truth table as 4 bits, the output for (a, b) at bit `2a + b`.
+    pub fn truth_bits(&self) -> u8 {
+        let outputs = self.truth.iter().enumerate();
+        outputs.fold(0, |bits, (pair, &on)| bits | u8::from(on) << pair)
+    }
+
     /// The op applied bitwise to 64 lanes at once.
     #[inline]
     pub fn eval_bits(&self, a: u64, b: u64) -> u64 {
@@ -245,6 +251,8 @@ mod tests {
                     "{}",
                     op.name
                 );
+                let pair = 2 * usize::from(a) + usize::from(b);
+                assert_eq!(op.truth_bits() >> pair & 1 == 1, want, "{}", op.name);
             }
         }
     }

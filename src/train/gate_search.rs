@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::automaton::grid::Grids;
 use crate::automaton::hard_run::HardRun;
 use crate::evaluate::loss::hard_errors;
-use crate::model::gates::NUM_OPS;
+use crate::model::gates::{NUM_OPS, OPS};
 use crate::model::network::Model;
 use crate::tasks;
 
@@ -56,6 +56,7 @@ pub fn search_gates(model: &mut Model, passes: usize) -> Option<GateSearch> {
     };
     let mut run = HardRun::new(model, 1, (c.height, c.width));
     let wrong_before = wrong_below(&mut run, model, &probe, u64::MAX).unwrap_or(u64::MAX);
+    let mut met = pairs_met(&mut run, &probe, model.gate_count());
     let mut search = GateSearch {
         wrong_before,
         wrong_after: wrong_before,
@@ -68,9 +69,11 @@ pub fn search_gates(model: &mut Model, passes: usize) -> Option<GateSearch> {
             if search.wrong_after == 0 {
                 return Some(search);
             }
-            if let Some(wrong) = first_better_op(model, &mut run, &probe, g, &mut search) {
+            if let Some(wrong) = first_better_op(model, &mut run, &probe, (g, met[g]), &mut search)
+            {
                 search.wrong_after = wrong;
                 search.changed += 1;
+                met = pairs_met(&mut run, &probe, model.gate_count());
             }
         }
         if search.wrong_after == before {
@@ -80,38 +83,61 @@ pub fn search_gates(model: &mut Model, passes: usize) -> Option<GateSearch> {
     Some(search)
 }
 
+/// The input pairs each gate meets in the rollout the search scores, a bit per pair (see
+/// [`HardRun::pairs_met`]).
+fn pairs_met(run: &mut HardRun, probe: &Probe, gates: usize) -> Vec<u8> {
+    let mut met = vec![0; gates];
+    run.set_state(&probe.init);
+    for t in 0..2 * probe.steps {
+        run.step(None, t);
+        run.pairs_met(&mut met);
+    }
+    met
+}
+
 /// Tries each other op of gate `g`, keeping the first with fewer wrong bits than the
-/// search has; returns its wrong bits, or none and the gate as it was.
+/// search has; returns its wrong bits, or none and the gate as it was. Ops that agree on
+/// every input pair the gate meets (`met`) run the same rollout, so one op of each such
+/// class is rolled out, and none of the current op's class: the gate's outputs, hence the
+/// whole rollout, would be the same.
 fn first_better_op(
     model: &mut Model,
     run: &mut HardRun,
     probe: &Probe,
-    g: usize,
+    (g, met): (usize, u8),
     search: &mut GateSearch,
 ) -> Option<u64> {
     let kept = model.logits[g];
     let op = model.hard_op(g);
     let top = kept.iter().copied().fold(f32::MIN, f32::max);
-    for other in (0..NUM_OPS).filter(|&o| o != op) {
+    let on_met = |op: usize| OPS[op].truth_bits() & met;
+    let mut rolled = 1u16 << on_met(op);
+    for other in 0..NUM_OPS {
+        if rolled & 1 << on_met(other) != 0 {
+            continue;
+        }
         model.logits[g] = kept;
         model.logits[g][other] = top + 1.0;
         if model.hard_op(g) != other {
             continue;
         }
+        rolled |= 1 << on_met(other);
+        run.set_op(model, g);
         search.tried += 1;
         if let Some(wrong) = wrong_below(run, model, probe, search.wrong_after) {
             return Some(wrong);
         }
     }
     model.logits[g] = kept;
+    run.set_op(model, g);
     None
 }
 
 /// The wrong target bits of `model`'s hard rollout at the task's step and at twice it,
 /// if fewer than `limit` (a rollout already at `limit` by the task's step stops there).
+/// The run's ops must be `model`'s.
 fn wrong_below(run: &mut HardRun, model: &Model, probe: &Probe, limit: u64) -> Option<u64> {
     let channels = &model.config.target_channels;
-    run.set_ops(model);
     run.set_state(&probe.init);
     let mut wrong = 0;
     for half in 0..2 {
