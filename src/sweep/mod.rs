@@ -94,7 +94,7 @@ pub fn run(
         ControlFlow::Continue(())
     });
     let mut kept = trainer.kept_model(Keep::Best);
-    search_gates(&mut kept, trainer.settings().recipe.gate_search);
+    search_gates(&mut kept, trainer.settings().recipe.gate_search, |_, _| {});
     let fresh = trainer.best().map(|_| fresh_check(&kept));
     let outcome = Outcome {
         setting: 0,

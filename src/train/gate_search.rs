@@ -40,8 +40,13 @@ struct Probe {
 /// the first other op that gets fewer target bits wrong at the task's step and at twice
 /// it, and stops once none are wrong or a pass changes nothing. None, and the model
 /// untouched, for no passes or a task whose rollouts start from random grids (see the
-/// module's docs).
-pub fn search_gates(model: &mut Model, passes: usize) -> Option<GateSearch> {
+/// module's docs). `progress` hears of each gate searched, as (pass, gates searched in
+/// it): a pass over a large circuit takes tens of seconds.
+pub fn search_gates(
+    model: &mut Model,
+    passes: usize,
+    mut progress: impl FnMut(usize, usize),
+) -> Option<GateSearch> {
     let c = &model.config;
     if passes == 0 || !c.task.grows_image() {
         return None;
@@ -63,9 +68,11 @@ pub fn search_gates(model: &mut Model, passes: usize) -> Option<GateSearch> {
         changed: 0,
         tried: 0,
     };
-    for _ in 0..passes {
+    let gates = model.gate_count();
+    for pass in 0..passes {
         let before = search.wrong_after;
-        for g in (0..model.gate_count()).rev() {
+        for g in (0..gates).rev() {
+            progress(pass, gates - g);
             if search.wrong_after == 0 {
                 return Some(search);
             }
@@ -177,7 +184,7 @@ mod tests {
         let bits = (2 * c.height * c.width * c.target_channels.len()) as f64;
         let wrong = |m: &Model| ((1.0 - fresh_check(m).accuracy) * bits).round() as u64;
         let before = wrong(&model);
-        let search = search_gates(&mut model, 1).expect("the lizard grows");
+        let search = search_gates(&mut model, 1, |_, _| {}).expect("the lizard grows");
         assert_eq!(search.wrong_before, before);
         assert_eq!(search.wrong_after, wrong(&model));
         assert!(search.changed > 0, "{search:?}");
@@ -189,7 +196,10 @@ mod tests {
     #[test]
     fn the_search_is_deterministic() {
         let (mut a, mut b) = (fresh(TaskKind::Lizard), fresh(TaskKind::Lizard));
-        assert_eq!(search_gates(&mut a, 1), search_gates(&mut b, 1));
+        assert_eq!(
+            search_gates(&mut a, 1, |_, _| {}),
+            search_gates(&mut b, 1, |_, _| {})
+        );
         assert_eq!(a, b);
     }
 
@@ -200,7 +210,11 @@ mod tests {
         for (task, passes) in [(TaskKind::Lizard, 0), (TaskKind::Checkerboard, 1)] {
             let mut model = fresh(task);
             let before = model.clone();
-            assert_eq!(search_gates(&mut model, passes), None, "{task:?}");
+            assert_eq!(
+                search_gates(&mut model, passes, |_, _| {}),
+                None,
+                "{task:?}"
+            );
             assert_eq!(model, before);
         }
     }

@@ -32,6 +32,15 @@ pub fn steps_bar(steps: usize) -> ProgressBar {
     bar
 }
 
+/// A bar of the gates a pass of the gate search has gone over, on stderr, drawn only on
+/// a terminal.
+pub fn search_bar(gates: usize) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(gates as u64), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} gates [{elapsed}]");
+    bar.set_style(style.unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar
+}
+
 pub struct Progress {
     bar: ProgressBar,
     log: File,

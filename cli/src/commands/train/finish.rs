@@ -2,6 +2,7 @@
 //! a signal (checkpoint and model, and how to resume), or diverged (the last good model).
 
 use std::path::Path;
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use logicars::evaluate::fresh::fresh_check;
@@ -17,6 +18,7 @@ use logicars::views::plot;
 
 use super::checkpoint::save_checkpoint;
 use super::stop::Interrupted;
+use crate::support::progress::search_bar;
 use crate::support::rollout_picture::training_gif;
 
 /// A session's trainer after its last epoch, where it writes, and every epoch's metrics.
@@ -36,7 +38,18 @@ impl End<'_> {
     /// Returns the saved model, for [`print_fresh_check`] once the trainer is gone.
     pub fn finished(&self, wall_s: f64, ran: usize, exact: bool) -> Result<Model> {
         let mut model = self.trainer.kept_model(self.keep);
-        let search = search_gates(&mut model, self.trainer.settings().recipe.gate_search);
+        let searched = Instant::now();
+        let passes = self.trainer.settings().recipe.gate_search;
+        let bar = search_bar(model.gate_count());
+        let search = search_gates(&mut model, passes, |pass, gates| {
+            bar.set_message(format!(
+                "gate search, pass {} of at most {passes}",
+                pass + 1
+            ));
+            bar.set_position(gates as u64);
+        });
+        bar.finish_and_clear();
+        let search_s = searched.elapsed().as_secs_f64();
         self.save_model_and_artefacts(&model)?;
         self.remove_checkpoint()?;
         let planned = self.trainer.settings().epochs;
@@ -52,7 +65,7 @@ impl End<'_> {
         );
         self.print_kept();
         if let Some(search) = search {
-            println!("gate search:  {}", search_text(&search));
+            println!("gate search:  {}", search_text(&search, search_s));
         }
         if let Some(choice) = self.trainer.chosen() {
             let starts = self.trainer.settings().recipe.starts;
@@ -222,9 +235,9 @@ fn print_summary(
 
 /// What a search over single gate changes did, e.g. `2 gates changed: 2 -> 0 target bits
 /// wrong (31 circuits tried)`.
-pub fn search_text(search: &GateSearch) -> String {
+pub fn search_text(search: &GateSearch, seconds: f64) -> String {
     format!(
-        "{} gate(s) changed: {} -> {} target bits wrong ({} circuits tried)",
+        "{} gate(s) changed: {} -> {} target bits wrong ({} circuits tried in {seconds:.1} s)",
         search.changed, search.wrong_before, search.wrong_after, search.tried
     )
 }
