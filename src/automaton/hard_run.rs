@@ -102,15 +102,21 @@ mod tests {
     use crate::model::task::TaskKind;
     use crate::tasks::{self, preset};
 
+    /// A reduced checkerboard model with the paper's gates (one logit per op, so raising
+    /// one picks it) and `batch` start grids of `side x side`.
+    fn paper_gates(seed: u64, batch: usize, side: usize, steps: usize) -> (Model, Grids) {
+        let (mut config, _) = preset(TaskKind::Checkerboard, true);
+        config.parametrization = Parametrization::Softmax;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let model = Model::new(config, &mut rng).unwrap();
+        let (init, _) = tasks::eval_batch(&model.config, batch, (side, side), steps, &mut rng);
+        (model, init)
+    }
+
     /// Setting each changed gate's op alone runs the circuit that setting every op runs.
     #[test]
     fn one_gate_set_alone_runs_as_all_set() {
-        // The paper's gates: one logit per op, so raising one picks it.
-        let (mut config, _) = preset(TaskKind::Checkerboard, true);
-        config.parametrization = Parametrization::Softmax;
-        let mut rng = ChaCha8Rng::seed_from_u64(5);
-        let mut model = Model::new(config, &mut rng).unwrap();
-        let (init, _) = tasks::eval_batch(&model.config, 2, (8, 8), 4, &mut rng);
+        let (mut model, init) = paper_gates(5, 2, 8, 4);
         let mut one = HardRun::new(&model, 2, (8, 8));
         let mut all = HardRun::new(&model, 2, (8, 8));
         let rolled = |run: &mut HardRun| {
@@ -140,11 +146,7 @@ mod tests {
     /// than all four pairs, so the pairs tell ops apart that a rollout need not try.
     #[test]
     fn ops_that_agree_on_the_pairs_met_run_the_same_rollout() {
-        let (mut config, _) = preset(TaskKind::Checkerboard, true);
-        config.parametrization = Parametrization::Softmax;
-        let mut rng = ChaCha8Rng::seed_from_u64(8);
-        let mut model = Model::new(config, &mut rng).unwrap();
-        let (init, _) = tasks::eval_batch(&model.config, 1, (6, 6), 3, &mut rng);
+        let (mut model, init) = paper_gates(8, 1, 6, 3);
         let mut run = HardRun::new(&model, 1, (6, 6));
         let mut met = vec![0u8; model.gate_count()];
         run.set_state(&init);
