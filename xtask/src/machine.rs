@@ -3,12 +3,12 @@
 use std::path::Path;
 
 use logicars::kernels::simd::SimdLevel;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::paths;
 use crate::toolchain::rustc;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
     pub cpu: String,
     pub cores: usize,
@@ -21,6 +21,13 @@ pub struct Machine {
 }
 
 impl Machine {
+    /// Whether timings taken here and on `other` can be pooled: the same CPU model, core
+    /// count and kernel instruction set (rustc and commit are the binaries', checked by
+    /// their hashes).
+    pub fn same_kind(&self, other: &Machine) -> bool {
+        (&self.cpu, self.cores, &self.simd) == (&other.cpu, other.cores, &other.simd)
+    }
+
     pub fn detect() -> anyhow::Result<Self> {
         let (rustc, llvm_major) = rustc::version_and_llvm()?;
         Ok(Machine {

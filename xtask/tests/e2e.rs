@@ -74,13 +74,14 @@ fn a_failing_workload_stops_before_the_builds() {
     assert!(!stderr.contains("[build] pgo-gen"), "{stderr}");
 }
 
-fn report(out_dir: &Path) -> String {
-    let (code, stdout, stderr) = xtask_run(&[
+/// A report of `min..=max` rounds; `resume`: going on from the last one's rounds.
+fn report(out_dir: &Path, (min, max): (&str, &str), resume: bool) -> String {
+    let mut args = vec![
         "report",
         "--min-rounds",
-        "2",
+        min,
         "--max-rounds",
-        "3",
+        max,
         "--warmup",
         "0",
         "--variants",
@@ -95,7 +96,11 @@ fn report(out_dir: &Path) -> String {
         "e2e",
         "--out-dir",
         out_dir.to_str().unwrap(),
-    ]);
+    ];
+    if resume {
+        args.push("--resume");
+    }
+    let (code, stdout, stderr) = xtask_run(&args);
     assert_eq!(code, Some(0), "report failed:\n{stderr}");
     assert!(stdout.contains("pgo-bolt"), "{stdout}");
     stderr
@@ -116,14 +121,16 @@ fn pgo_bolt_report_and_compare_on_a_tiny_workload_set() {
     assert!(pgo_bolt.ends_with("target/optimized/logicars-pgo-bolt") && pgo_bolt.is_file());
 
     let out_dir = tempfile::tempdir().unwrap();
-    let first = report(out_dir.path());
+    let first = report(out_dir.path(), ("2", "3"), false);
     // Built from this tree with these workloads: reused, not rebuilt.
     assert!(
         first.contains("[reuse] ") && first.contains("logicars-pgo-bolt: built from this tree"),
         "{first}"
     );
     assert!(!first.contains("[rebuild]"), "{first}");
-    report(out_dir.path());
+    let rounds_then = saved_rounds(out_dir.path());
+    report(out_dir.path(), ("4", "4"), true);
+    check_resumed(out_dir.path(), rounds_then);
 
     // The optimized binaries compute exactly what release computes.
     let release =
@@ -137,6 +144,32 @@ fn pgo_bolt_report_and_compare_on_a_tiny_workload_set() {
     check_attribution(out_dir.path());
     check_history(out_dir.path());
     check_explain();
+}
+
+/// Each workload's runs of the baseline in the saved rounds, and the stretches.
+fn saved_rounds(out_dir: &Path) -> (Vec<usize>, usize) {
+    let text = std::fs::read_to_string(out_dir.join("e2e/rounds.json")).unwrap();
+    let saved: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let runs = saved["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["runs"][0].as_array().unwrap().len())
+        .collect();
+    (runs, saved["stretches"].as_array().unwrap().len())
+}
+
+/// The resumed report kept the first one's rounds and added up to 4, in a second stretch.
+fn check_resumed(out_dir: &Path, (runs_then, stretches_then): (Vec<usize>, usize)) {
+    assert_eq!(stretches_then, 1);
+    assert!(
+        runs_then.iter().all(|&r| (2..=3).contains(&r)),
+        "{runs_then:?}"
+    );
+    let (runs_now, stretches_now) = saved_rounds(out_dir);
+    assert_eq!((runs_now, stretches_now), (vec![4, 4], 2));
+    let md = std::fs::read_to_string(out_dir.join("e2e.md")).unwrap();
+    assert!(md.contains("measured in 2 stretches"), "{md}");
 }
 
 /// The report says where the time moved and how well the profile covers each workload.

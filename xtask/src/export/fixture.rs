@@ -46,6 +46,7 @@ pub fn fixed_report() -> Report {
             baseline: "release".into(),
             sample_rounds: 0,
             plan,
+            earlier_stretches: Vec::new(),
         },
         machine: Machine {
             cpu: "Test CPU".into(),

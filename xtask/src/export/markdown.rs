@@ -36,6 +36,17 @@ pub fn render(report: &Report) -> String {
         st.budget_s,
         report.settings.baseline
     );
+    let earlier = &report.settings.earlier_stretches;
+    if !earlier.is_empty() {
+        let _ = writeln!(
+            w,
+            "The rounds were measured in {} stretches on the same binaries and kind of machine \
+             (`--resume`), begun {} and {}; the budget is the last stretch's.\n",
+            earlier.len() + 1,
+            earlier.join(", "),
+            report.machine.date
+        );
+    }
     summary(w, report);
     precision(w, report);
     moved::coverage_section(w, report);

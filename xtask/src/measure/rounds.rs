@@ -2,7 +2,9 @@
 //! once (the order rotating), until every speedup over the baseline is known to the
 //! precision asked for, or the time budget is spent. Every workload first gets its
 //! minimum of rounds; after that each round goes to the workload whose widest interval
-//! is widest, so the budget is spent where the uncertainty is.
+//! is widest, so the budget is spent where the uncertainty is. A measurement can go on
+//! from the rounds of an earlier one ([`measure`]'s `earlier`), so that precision a budget could
+//! not reach in one stretch can be reached in several.
 
 use std::path::Path;
 
@@ -17,17 +19,25 @@ use crate::results::measured::{metric_of, times, Measured, Metric, Plan, Samples
 use crate::workloads::{Workload, WorkloadSet};
 
 /// Measures every workload; the first contestant is the baseline. Fails if any run fails
-/// or if variants print different results for the same workload.
+/// or if variants print different results for the same workload. It goes on from the
+/// timed rounds of an earlier measurement of the same builds (`earlier[workload][variant]`,
+/// whole rounds; empty: none), which count towards the minimum, the maximum and the
+/// intervals; the budget is this stretch's.
 pub fn measure(
     runner: &mut dyn Runner,
     contestants: &[Contestant],
     set: &WorkloadSet,
     plan: &Plan,
+    earlier: &[Vec<Samples>],
     scratch: &Path,
 ) -> Result<Vec<Measured>> {
     let (mut states, mut spent) = (Vec::new(), 0.0);
-    for workload in &set.workloads {
-        let (state, seconds) = start(runner, contestants, workload, plan, scratch)?;
+    for (i, workload) in set.workloads.iter().enumerate() {
+        let state = match earlier.get(i) {
+            Some(samples) => State::carried_over(samples.clone()),
+            None => State::new(contestants.len()),
+        };
+        let (state, seconds) = start(runner, contestants, workload, plan, state, scratch)?;
         states.push(state);
         spent += seconds;
     }
@@ -76,16 +86,16 @@ pub fn measure(
         .collect()
 }
 
-/// A workload's warm-up rounds and its minimum of timed rounds; returns them and the
-/// seconds they took.
+/// A workload's warm-up rounds and the timed rounds it lacks of its minimum; returns the
+/// state and the seconds they took.
 fn start(
     runner: &mut dyn Runner,
     contestants: &[Contestant],
     workload: &Workload,
     plan: &Plan,
+    mut state: State,
     scratch: &Path,
 ) -> Result<(State, f64)> {
-    let mut state = State::new(contestants.len());
     let mut spent = 0.0;
     for round in 0..plan.warmup {
         eprintln!(
@@ -98,7 +108,7 @@ fn start(
             spent += run_once(runner, c, workload, plan, scratch)?.wall_s;
         }
     }
-    for _ in 0..plan.min_rounds {
+    while state.rounds < plan.min_rounds {
         spent += state.round(runner, contestants, workload, plan, scratch)?;
     }
     Ok((state, spent))
@@ -116,6 +126,13 @@ impl State {
             samples: vec![Samples::default(); contestants],
             rounds: 0,
         }
+    }
+
+    /// The rounds of an earlier measurement (every variant the same number of runs).
+    fn carried_over(samples: Vec<Samples>) -> Self {
+        let rounds = samples.first().map_or(0, |s| s.runs.len());
+        debug_assert!(samples.iter().all(|s| s.runs.len() == rounds));
+        State { samples, rounds }
     }
 
     /// Runs one timed round, every variant once in the rotating order; returns its
@@ -263,7 +280,15 @@ mod tests {
     fn rounds_rotate_their_order_and_warmups_are_dropped() {
         let mut r = runner(vec![0.0]);
         let dir = tempfile::tempdir().unwrap();
-        let measured = measure(&mut r, &contestants(), &set(), &plan(2, 2, 1), dir.path()).unwrap();
+        let measured = measure(
+            &mut r,
+            &contestants(),
+            &set(),
+            &plan(2, 2, 1),
+            &[],
+            dir.path(),
+        )
+        .unwrap();
         assert_eq!(
             r.calls[..6],
             ["slow:one", "fast:one", "slow:one", "fast:one", "fast:one", "slow:one"]
@@ -277,13 +302,63 @@ mod tests {
         assert_eq!(m.stop, Stop::Precise, "no noise: the interval has no width");
     }
 
+    /// Rounds carried over from an earlier stretch count towards the minimum and are
+    /// kept in front of the new ones; the rotation goes on where it stopped.
+    #[test]
+    fn earlier_rounds_count_and_the_new_ones_follow_them() {
+        let mut first = runner(vec![0.0]);
+        let dir = tempfile::tempdir().unwrap();
+        let earlier = measure(
+            &mut first,
+            &contestants(),
+            &set(),
+            &plan(2, 2, 0),
+            &[],
+            dir.path(),
+        )
+        .unwrap();
+        let earlier: Vec<Vec<Samples>> = earlier.into_iter().map(|m| m.samples).collect();
+
+        let mut second = runner(vec![0.5]);
+        let measured = measure(
+            &mut second,
+            &contestants(),
+            &set(),
+            &plan(3, 3, 0),
+            &earlier,
+            dir.path(),
+        )
+        .unwrap();
+        assert_eq!(
+            second.calls,
+            ["slow:one", "fast:one", "slow:two", "fast:two"],
+            "one round each to reach the minimum of 3, in the third round's order"
+        );
+        let slow = &measured[0].samples[0].runs;
+        assert_eq!(slow.len(), 3);
+        assert_eq!(
+            slow[..2],
+            earlier[0][0].runs[..],
+            "the earlier rounds come first"
+        );
+        assert_eq!(slow[2].wall_s, 3.0, "then this stretch's");
+    }
+
     #[test]
     fn noisy_rounds_run_until_the_round_limit() {
         let mut r = runner(vec![0.0, 0.3, -0.2, 0.1]);
         let dir = tempfile::tempdir().unwrap();
         // The two runs of a pair get different noise: the speedups of the rounds
         // alternate between 1.54 and 1.45 (or the inverse order), too wide for +-2%.
-        let measured = measure(&mut r, &contestants(), &set(), &plan(2, 7, 0), dir.path()).unwrap();
+        let measured = measure(
+            &mut r,
+            &contestants(),
+            &set(),
+            &plan(2, 7, 0),
+            &[],
+            dir.path(),
+        )
+        .unwrap();
         assert_eq!(measured[0].stop, Stop::MaxRounds);
         assert_eq!(measured[0].samples[0].runs.len(), 7);
     }
@@ -316,6 +391,7 @@ mod tests {
             &contestants(),
             &set(),
             &plan(3, 9, 0),
+            &[],
             dir.path(),
         )
         .unwrap();
@@ -335,7 +411,7 @@ mod tests {
             budget_s: 1.0,
             ..plan(2, 50, 0)
         };
-        let measured = measure(&mut r, &contestants(), &set(), &tight, dir.path()).unwrap();
+        let measured = measure(&mut r, &contestants(), &set(), &tight, &[], dir.path()).unwrap();
         assert!(measured.iter().all(|m| m.stop == Stop::Budget));
         assert!(measured.iter().all(|m| m.samples[0].runs.len() == 2));
     }
@@ -376,7 +452,15 @@ mod tests {
             ..runner(vec![0.0])
         };
         let dir = tempfile::tempdir().unwrap();
-        let err = measure(&mut r, &contestants(), &set(), &plan(2, 2, 0), dir.path()).unwrap_err();
+        let err = measure(
+            &mut r,
+            &contestants(),
+            &set(),
+            &plan(2, 2, 0),
+            &[],
+            dir.path(),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("gives other results"), "{err}");
     }
 }

@@ -8,4 +8,5 @@ pub mod coverage;
 pub mod measured;
 pub mod report;
 pub mod samples;
+pub mod saved_rounds;
 pub mod verdict;

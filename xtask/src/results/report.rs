@@ -92,6 +92,9 @@ pub struct Settings {
     pub sample_rounds: usize,
     #[serde(flatten)]
     pub plan: Plan,
+    /// When earlier stretches' rounds were resumed (`report --resume`), when each began.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub earlier_stretches: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -3,6 +3,7 @@
 
 mod assemble;
 mod files;
+mod resume;
 
 use std::path::{Path, PathBuf};
 
@@ -18,7 +19,7 @@ use crate::measure::sampling::sample_all;
 use crate::measure::Contestant;
 use crate::paths;
 use crate::results::coverage::ProfileRuns;
-use crate::results::measured::Plan;
+use crate::results::measured::{Measured, Plan, Samples};
 use crate::results::report::{Report, Settings};
 use crate::stages::dry_run;
 use crate::stages::pgo;
@@ -77,6 +78,12 @@ pub struct ReportArgs {
     /// Folder of the report files and of history.csv.
     #[arg(long, default_value = "results")]
     pub out_dir: PathBuf,
+    /// Go on from the timed rounds this report saved last time (<out-dir>/<name>/rounds.json)
+    /// instead of starting again: refused unless the variants' binaries, the workloads and
+    /// the kind of machine are the same. The budget is this stretch's [default: start
+    /// again].
+    #[arg(long)]
+    pub resume: bool,
 }
 
 /// Parses a duration such as `90s`, `30m` or `1h 30m` into seconds.
@@ -100,7 +107,17 @@ pub fn run(args: ReportArgs) -> Result<()> {
     let contestants = contestants(&variants, &training)?;
     let plan = plan_of(&args);
     let scratch = paths::scratch("report");
-    let measured = measure(&mut ProcessRunner, &contestants, &set, &plan, &scratch)?;
+    let out_dir = paths::root().join(&args.out_dir);
+    let rounds_file = resume::rounds_path(&out_dir, &args.name);
+    let (measured, earlier_stretches) = timed_rounds(
+        args.resume,
+        &rounds_file,
+        &machine,
+        &contestants,
+        &set,
+        &plan,
+        &scratch,
+    )?;
     let counted = if args.no_counts {
         vec![vec![None; contestants.len()]; set.workloads.len()]
     } else {
@@ -127,16 +144,56 @@ pub fn run(args: ReportArgs) -> Result<()> {
         baseline: args.baseline.name().into(),
         sample_rounds: args.sample_rounds,
         plan,
+        earlier_stretches,
     };
     let results = Results::by_workload(&set, &measured, &counted, &samples);
     let header = (args.name.clone(), settings, machine);
     let report = assemble(header, &contestants, &results, profile.as_ref(), &scratch);
     warn_poor_coverage(&report);
-    let out_dir = paths::root().join(&args.out_dir);
-    let written = write_files(&report, &out_dir)?;
+    let mut written = write_files(&report, &out_dir)?;
+    written.push(rounds_file);
     history::append(&out_dir.join("history.csv"), &history::rows_of(&report))?;
     print_summary(&report, &written);
     Ok(())
+}
+
+/// The timed rounds, going on from the saved ones if `resume` asks, and saved as soon as
+/// they are done (before the slower counts and samples, so that a failure there loses
+/// none); returns them with the starts of the earlier stretches.
+fn timed_rounds(
+    resume: bool,
+    rounds_file: &Path,
+    machine: &Machine,
+    contestants: &[Contestant],
+    set: &WorkloadSet,
+    plan: &Plan,
+    scratch: &Path,
+) -> Result<(Vec<Measured>, Vec<String>)> {
+    let binaries = resume::fingerprints(contestants)?;
+    let earlier = if resume {
+        Some(resume::load(rounds_file, machine, &binaries, set)?)
+    } else {
+        None
+    };
+    let earlier_samples: Vec<Vec<Samples>> = earlier
+        .iter()
+        .flat_map(|e| e.workloads.iter().map(|w| w.samples()))
+        .collect();
+    let measured = measure(
+        &mut ProcessRunner,
+        contestants,
+        set,
+        plan,
+        &earlier_samples,
+        scratch,
+    )?;
+    let earlier_stretches = earlier
+        .as_ref()
+        .map(|e| e.stretches.clone())
+        .unwrap_or_default();
+    let saved = resume::to_save(earlier, machine, binaries, set, &measured);
+    resume::save(rounds_file, &saved)?;
+    Ok((measured, earlier_stretches))
 }
 
 /// Refuses limits that cannot give a spread or an interval.
