@@ -22,13 +22,15 @@ use crate::workloads::{Workload, WorkloadSet};
 /// or if variants print different results for the same workload. It goes on from the
 /// timed rounds of an earlier measurement of the same builds (`earlier[workload][variant]`,
 /// whole rounds; empty: none), which count towards the minimum, the maximum and the
-/// intervals; the budget is this stretch's.
+/// intervals; the budget is this stretch's. After each round past every workload's
+/// minimum, `checkpoint` sees every workload's runs so far (to save them).
 pub fn measure(
     runner: &mut dyn Runner,
     contestants: &[Contestant],
     set: &WorkloadSet,
     plan: &Plan,
     earlier: &[Vec<Samples>],
+    checkpoint: &mut dyn FnMut(&[&[Samples]]) -> Result<()>,
     scratch: &Path,
 ) -> Result<Vec<Measured>> {
     let (mut states, mut spent) = (Vec::new(), 0.0);
@@ -63,6 +65,8 @@ pub fn measure(
             spent,
             plan.budget_s
         );
+        let so_far: Vec<&[Samples]> = states.iter().map(|s| s.samples.as_slice()).collect();
+        checkpoint(&so_far)?;
     }
     set.workloads
         .iter()
@@ -286,6 +290,7 @@ mod tests {
             &set(),
             &plan(2, 2, 1),
             &[],
+            &mut |_| Ok(()),
             dir.path(),
         )
         .unwrap();
@@ -314,6 +319,7 @@ mod tests {
             &set(),
             &plan(2, 2, 0),
             &[],
+            &mut |_| Ok(()),
             dir.path(),
         )
         .unwrap();
@@ -326,6 +332,7 @@ mod tests {
             &set(),
             &plan(3, 3, 0),
             &earlier,
+            &mut |_| Ok(()),
             dir.path(),
         )
         .unwrap();
@@ -356,6 +363,7 @@ mod tests {
             &set(),
             &plan(2, 7, 0),
             &[],
+            &mut |_| Ok(()),
             dir.path(),
         )
         .unwrap();
@@ -386,15 +394,23 @@ mod tests {
             }
         }
         let dir = tempfile::tempdir().unwrap();
+        // The checkpoints see both workloads' runs after each of w2's extra rounds.
+        let mut seen = Vec::new();
         let measured = measure(
             &mut Noisy(&mut r),
             &contestants(),
             &set(),
             &plan(3, 9, 0),
             &[],
+            &mut |so_far| {
+                seen.push(so_far.iter().map(|s| s[1].runs.len()).collect::<Vec<_>>());
+                Ok(())
+            },
             dir.path(),
         )
         .unwrap();
+        let expected: Vec<Vec<usize>> = (4..=9).map(|w2| vec![3, w2]).collect();
+        assert_eq!(seen, expected);
         assert_eq!(measured[0].stop, Stop::Precise);
         assert_eq!(measured[0].samples[0].runs.len(), 3, "w1 keeps its minimum");
         assert_eq!(measured[1].stop, Stop::MaxRounds);
@@ -411,7 +427,16 @@ mod tests {
             budget_s: 1.0,
             ..plan(2, 50, 0)
         };
-        let measured = measure(&mut r, &contestants(), &set(), &tight, &[], dir.path()).unwrap();
+        let measured = measure(
+            &mut r,
+            &contestants(),
+            &set(),
+            &tight,
+            &[],
+            &mut |_| Ok(()),
+            dir.path(),
+        )
+        .unwrap();
         assert!(measured.iter().all(|m| m.stop == Stop::Budget));
         assert!(measured.iter().all(|m| m.samples[0].runs.len() == 2));
     }
@@ -458,6 +483,7 @@ mod tests {
             &set(),
             &plan(2, 2, 0),
             &[],
+            &mut |_| Ok(()),
             dir.path(),
         )
         .unwrap_err();

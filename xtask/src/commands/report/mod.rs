@@ -6,12 +6,14 @@ mod files;
 mod resume;
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 use clap::Args;
 
 use crate::history;
 use crate::machine::Machine;
+use crate::measure::agreement::check_same_results;
 use crate::measure::cachegrind::count_all;
 use crate::measure::rounds::measure;
 use crate::measure::runner::{allowed_cpus, parse_cpus, ProcessRunner};
@@ -157,9 +159,11 @@ pub fn run(args: ReportArgs) -> Result<()> {
     Ok(())
 }
 
-/// The timed rounds, going on from the saved ones if `resume` asks, and saved as soon as
-/// they are done (before the slower counts and samples, so that a failure there loses
-/// none); returns them with the starts of the earlier stretches.
+/// How often the timed rounds are saved while they run.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(60);
+
+/// The timed rounds, going on from the saved ones if `resume` asks, and saved as they run;
+/// returns them with the starts of the earlier stretches.
 fn timed_rounds(
     resume: bool,
     rounds_file: &Path,
@@ -179,20 +183,33 @@ fn timed_rounds(
         .iter()
         .flat_map(|e| e.workloads.iter().map(|w| w.samples()))
         .collect();
+    // Saved every minute while it runs, so that a stretch cut short loses little, and
+    // at the end, before the slower counts and samples.
+    let mut last_save = Instant::now();
+    let mut checkpoint = |so_far: &[&[Samples]]| -> Result<()> {
+        if last_save.elapsed() < CHECKPOINT_EVERY {
+            return Ok(());
+        }
+        for (w, samples) in set.workloads.iter().zip(so_far) {
+            check_same_results(&w.name, contestants, samples)?;
+        }
+        let saved = resume::to_save(earlier.as_ref(), machine, &binaries, set, so_far);
+        last_save = Instant::now();
+        resume::save(rounds_file, &saved)
+    };
     let measured = measure(
         &mut ProcessRunner,
         contestants,
         set,
         plan,
         &earlier_samples,
+        &mut checkpoint,
         scratch,
     )?;
-    let earlier_stretches = earlier
-        .as_ref()
-        .map(|e| e.stretches.clone())
-        .unwrap_or_default();
-    let saved = resume::to_save(earlier, machine, binaries, set, &measured);
+    let samples: Vec<&[Samples]> = measured.iter().map(|m| m.samples.as_slice()).collect();
+    let saved = resume::to_save(earlier.as_ref(), machine, &binaries, set, &samples);
     resume::save(rounds_file, &saved)?;
+    let earlier_stretches = earlier.map(|e| e.stretches).unwrap_or_default();
     Ok((measured, earlier_stretches))
 }
 

@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use crate::machine::Machine;
 use crate::measure::agreement::results_of;
 use crate::measure::Contestant;
-use crate::results::measured::Measured;
+use crate::results::measured::Samples;
 use crate::results::saved_rounds::{SavedBinary, SavedRounds, SavedRun, SavedWorkload, FORMAT};
 use crate::stages::manifest::file_hash;
 use crate::workloads::WorkloadSet;
@@ -128,30 +128,29 @@ fn short(hash: &str) -> &str {
 ///
 /// [`measure`]: crate::measure::rounds::measure
 pub fn to_save(
-    earlier: Option<SavedRounds>,
+    earlier: Option<&SavedRounds>,
     machine: &Machine,
-    binaries: Vec<SavedBinary>,
+    binaries: &[SavedBinary],
     set: &WorkloadSet,
-    measured: &[Measured],
+    samples: &[&[Samples]],
 ) -> SavedRounds {
     let (first_machine, mut stretches) = match earlier {
-        Some(e) => (e.machine, e.stretches),
+        Some(e) => (e.machine.clone(), e.stretches.clone()),
         None => (machine.clone(), Vec::new()),
     };
     stretches.push(machine.date.clone());
     let workloads = set
         .workloads
         .iter()
-        .zip(measured)
-        .map(|(w, m)| SavedWorkload {
+        .zip(samples)
+        .map(|(w, samples)| SavedWorkload {
             name: w.name.clone(),
             command: w.command_line(),
-            results: m.samples[0]
+            results: samples[0]
                 .runs
                 .first()
                 .map_or_else(String::new, |r| results_of(&r.stdout)),
-            runs: m
-                .samples
+            runs: samples
                 .iter()
                 .map(|s| s.runs.iter().map(SavedRun::of).collect())
                 .collect(),
@@ -161,7 +160,7 @@ pub fn to_save(
         format: FORMAT,
         machine: first_machine,
         stretches,
-        binaries,
+        binaries: binaries.to_vec(),
         workloads,
     }
 }
@@ -176,7 +175,7 @@ pub fn save(path: &Path, rounds: &SavedRounds) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::measured::{Measurement, Metric, Samples, Stop};
+    use crate::results::measured::Measurement;
 
     fn machine(simd: &str, date: &str) -> Machine {
         Machine {
@@ -220,15 +219,12 @@ mod tests {
         }
     }
 
-    fn measured(rounds: usize) -> Vec<Measured> {
+    /// One workload's runs of two variants.
+    fn measured(rounds: usize) -> Vec<Samples> {
         let samples = |t: f64| Samples {
             runs: (0..rounds).map(|_| run(t)).collect(),
         };
-        vec![Measured {
-            samples: vec![samples(2.0), samples(1.0)],
-            metric: Metric::Compute,
-            stop: Stop::Budget,
-        }]
+        vec![samples(2.0), samples(1.0)]
     }
 
     /// Saved, loaded back and continued: the runs come back as they were measured (their
@@ -238,7 +234,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = rounds_path(dir.path(), "r");
         let first = machine("AVX2", "2026-11-27 14:00:00 UTC");
-        let saved = to_save(None, &first, binaries("bb"), &set(), &measured(3));
+        let saved = to_save(None, &first, &binaries("bb"), &set(), &[&measured(3)]);
         save(&path, &saved).unwrap();
 
         let later = machine("AVX2", "2026-11-28 09:00:00 UTC");
@@ -250,7 +246,13 @@ mod tests {
         assert_eq!(samples[1].runs[0].compute_s, Some(1.0));
         assert_eq!(samples[1].runs[0].stdout, "acc=1");
 
-        let again = to_save(Some(loaded), &later, binaries("bb"), &set(), &measured(5));
+        let again = to_save(
+            Some(&loaded),
+            &later,
+            &binaries("bb"),
+            &set(),
+            &[&measured(5)],
+        );
         assert_eq!(
             again.stretches,
             ["2026-11-27 14:00:00 UTC", "2026-11-28 09:00:00 UTC"]
@@ -266,7 +268,7 @@ mod tests {
         let here = machine("AVX2", "then");
         save(
             &path,
-            &to_save(None, &here, binaries("bb"), &set(), &measured(2)),
+            &to_save(None, &here, &binaries("bb"), &set(), &[&measured(2)]),
         )
         .unwrap();
         let refusal = |m: &Machine, b: &[SavedBinary], s: &WorkloadSet| {
