@@ -177,6 +177,12 @@ fn timed_rounds(
     let earlier = if resume {
         Some(resume::load(rounds_file, machine, &binaries, set)?)
     } else {
+        if rounds_file.exists() {
+            eprintln!(
+                "[report] starting again: the rounds in {} will be replaced (--resume goes on from them)",
+                rounds_file.display()
+            );
+        }
         None
     };
     let earlier_samples: Vec<Vec<Samples>> = earlier
