@@ -269,6 +269,24 @@ mod tests {
             .collect()
     }
 
+    /// [`measure`] of the two mock variants on [`set`], with no checkpoint.
+    fn measure_quietly(
+        runner: &mut dyn Runner,
+        plan: &Plan,
+        earlier: &[Vec<Samples>],
+        scratch: &Path,
+    ) -> Result<Vec<Measured>> {
+        measure(
+            runner,
+            &contestants(),
+            &set(),
+            plan,
+            earlier,
+            &mut |_| Ok(()),
+            scratch,
+        )
+    }
+
     fn plan(min_rounds: usize, max_rounds: usize, warmup: usize) -> Plan {
         Plan {
             min_rounds,
@@ -284,16 +302,7 @@ mod tests {
     fn rounds_rotate_their_order_and_warmups_are_dropped() {
         let mut r = runner(vec![0.0]);
         let dir = tempfile::tempdir().unwrap();
-        let measured = measure(
-            &mut r,
-            &contestants(),
-            &set(),
-            &plan(2, 2, 1),
-            &[],
-            &mut |_| Ok(()),
-            dir.path(),
-        )
-        .unwrap();
+        let measured = measure_quietly(&mut r, &plan(2, 2, 1), &[], dir.path()).unwrap();
         assert_eq!(
             r.calls[..6],
             ["slow:one", "fast:one", "slow:one", "fast:one", "fast:one", "slow:one"]
@@ -313,29 +322,11 @@ mod tests {
     fn earlier_rounds_count_and_the_new_ones_follow_them() {
         let mut first = runner(vec![0.0]);
         let dir = tempfile::tempdir().unwrap();
-        let earlier = measure(
-            &mut first,
-            &contestants(),
-            &set(),
-            &plan(2, 2, 0),
-            &[],
-            &mut |_| Ok(()),
-            dir.path(),
-        )
-        .unwrap();
+        let earlier = measure_quietly(&mut first, &plan(2, 2, 0), &[], dir.path()).unwrap();
         let earlier: Vec<Vec<Samples>> = earlier.into_iter().map(|m| m.samples).collect();
 
         let mut second = runner(vec![0.5]);
-        let measured = measure(
-            &mut second,
-            &contestants(),
-            &set(),
-            &plan(3, 3, 0),
-            &earlier,
-            &mut |_| Ok(()),
-            dir.path(),
-        )
-        .unwrap();
+        let measured = measure_quietly(&mut second, &plan(3, 3, 0), &earlier, dir.path()).unwrap();
         assert_eq!(
             second.calls,
             ["slow:one", "fast:one", "slow:two", "fast:two"],
@@ -357,16 +348,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         // The two runs of a pair get different noise: the speedups of the rounds
         // alternate between 1.54 and 1.45 (or the inverse order), too wide for +-2%.
-        let measured = measure(
-            &mut r,
-            &contestants(),
-            &set(),
-            &plan(2, 7, 0),
-            &[],
-            &mut |_| Ok(()),
-            dir.path(),
-        )
-        .unwrap();
+        let measured = measure_quietly(&mut r, &plan(2, 7, 0), &[], dir.path()).unwrap();
         assert_eq!(measured[0].stop, Stop::MaxRounds);
         assert_eq!(measured[0].samples[0].runs.len(), 7);
     }
@@ -427,16 +409,7 @@ mod tests {
             budget_s: 1.0,
             ..plan(2, 50, 0)
         };
-        let measured = measure(
-            &mut r,
-            &contestants(),
-            &set(),
-            &tight,
-            &[],
-            &mut |_| Ok(()),
-            dir.path(),
-        )
-        .unwrap();
+        let measured = measure_quietly(&mut r, &tight, &[], dir.path()).unwrap();
         assert!(measured.iter().all(|m| m.stop == Stop::Budget));
         assert!(measured.iter().all(|m| m.samples[0].runs.len() == 2));
     }
@@ -477,16 +450,7 @@ mod tests {
             ..runner(vec![0.0])
         };
         let dir = tempfile::tempdir().unwrap();
-        let err = measure(
-            &mut r,
-            &contestants(),
-            &set(),
-            &plan(2, 2, 0),
-            &[],
-            &mut |_| Ok(()),
-            dir.path(),
-        )
-        .unwrap_err();
+        let err = measure_quietly(&mut r, &plan(2, 2, 0), &[], dir.path()).unwrap_err();
         assert!(err.to_string().contains("gives other results"), "{err}");
     }
 }
