@@ -129,8 +129,8 @@ fn pgo_bolt_report_and_compare_on_a_tiny_workload_set() {
     );
     assert!(!first.contains("[rebuild]"), "{first}");
     let rounds_then = saved_rounds(out_dir.path());
-    report(out_dir.path(), ("4", "4"), true);
-    check_resumed(out_dir.path(), rounds_then);
+    let second = report(out_dir.path(), ("4", "4"), true);
+    check_resumed(out_dir.path(), rounds_then, &second);
 
     // The optimized binaries compute exactly what release computes.
     let release =
@@ -159,8 +159,9 @@ fn saved_rounds(out_dir: &Path) -> (Vec<usize>, usize) {
     (runs, saved["stretches"].as_array().unwrap().len())
 }
 
-/// The resumed report kept the first one's rounds and added up to 4, in a second stretch.
-fn check_resumed(out_dir: &Path, (runs_then, stretches_then): (Vec<usize>, usize)) {
+/// The resumed report kept the first one's rounds and added up to 4, in a second stretch,
+/// and reused the first one's counts and samples (its tables are checked after).
+fn check_resumed(out_dir: &Path, (runs_then, stretches_then): (Vec<usize>, usize), log: &str) {
     assert_eq!(stretches_then, 1);
     assert!(
         runs_then.iter().all(|&r| (2..=3).contains(&r)),
@@ -170,6 +171,11 @@ fn check_resumed(out_dir: &Path, (runs_then, stretches_then): (Vec<usize>, usize
     assert_eq!((runs_now, stretches_now), (vec![4, 4], 2));
     let md = std::fs::read_to_string(out_dir.join("e2e.md")).unwrap();
     assert!(md.contains("measured in 2 stretches"), "{md}");
+    assert!(
+        log.contains("reusing the instruction counts") && log.contains("reusing the samples"),
+        "{log}"
+    );
+    assert!(!log.contains("under cachegrind"), "{log}");
 }
 
 /// The report says where the time moved and how well the profile covers each workload.

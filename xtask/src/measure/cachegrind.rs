@@ -9,19 +9,12 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 
 use crate::measure::Contestant;
-use crate::results::counts::Counts;
+use crate::results::counts::{Counted, Counts};
 use crate::results::samples::FunctionInstructions;
 use crate::support::symbols::demangle;
 use crate::support::text::{first_line, tail};
 use crate::toolchain::tools::ToolFinder;
 use crate::workloads::WorkloadSet;
-
-/// What one cachegrind run counted: the totals and the instructions of each function.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Counted {
-    pub totals: Counts,
-    pub by_function: FunctionInstructions,
-}
 
 /// Runs `binary args` under cachegrind in `scratch`.
 pub fn count(valgrind: &Path, binary: &Path, args: &[String], scratch: &Path) -> Result<Counted> {

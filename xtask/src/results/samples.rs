@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The rate `perf record` samples at, per second of CPU time: one sample stands for
 /// about a millisecond of one core's time.
@@ -11,7 +11,7 @@ pub const SAMPLES_PER_S: u32 = 999;
 
 /// cpu-clock samples by function name (demangled, without its hash; code outside the
 /// program is named `[library] symbol` or `[kernel]`), summed over `runs` runs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct FunctionSamples {
     pub runs: usize,
     pub by_function: BTreeMap<String, u64>,

@@ -6,7 +6,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::machine::Machine;
+use crate::results::counts::Counted;
 use crate::results::measured::{Measurement, Samples};
+use crate::results::samples::FunctionSamples;
 
 /// The version of this file's layout; a file of another one is not resumed.
 pub const FORMAT: u32 = 1;
@@ -21,6 +23,21 @@ pub struct SavedRounds {
     /// The variants in the report's order (baseline first), with their binaries' hashes.
     pub binaries: Vec<SavedBinary>,
     pub workloads: Vec<SavedWorkload>,
+    /// The instruction counts and samples, once a stretch has taken them: they depend on
+    /// the binaries and workloads only, so a later stretch reuses them (absent from the
+    /// files of stretches that stopped before them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<SavedAttribution>,
+}
+
+/// What a report needs besides its timed rounds to say where the time moved.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SavedAttribution {
+    /// `counted[workload][variant]` (`None` where a workload has no short form or valgrind
+    /// could not run a build); empty when nothing was counted.
+    pub counted: Vec<Vec<Option<Counted>>>,
+    /// `samples[workload][variant]`; empty when nothing was sampled.
+    pub samples: Vec<Vec<FunctionSamples>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -2,6 +2,7 @@
 //! differences are known, count their instructions, write the report and its history.
 
 mod assemble;
+mod counts_and_samples;
 mod files;
 mod resume;
 
@@ -23,12 +24,14 @@ use crate::paths;
 use crate::results::coverage::ProfileRuns;
 use crate::results::measured::{Measured, Plan, Samples};
 use crate::results::report::{Report, Settings};
+use crate::results::saved_rounds::{SavedAttribution, SavedRounds};
 use crate::stages::dry_run;
 use crate::stages::pgo;
 use crate::stages::variants::Variant;
 use crate::toolchain::tools::ToolFinder;
 use crate::workloads::WorkloadSet;
 use assemble::{assemble, Results};
+use counts_and_samples::{counts_and_samples, rounds_of, Wanted};
 use files::write_files;
 
 #[derive(Debug, Args)]
@@ -61,11 +64,12 @@ pub struct ReportArgs {
     pub cpus: Option<Vec<usize>>,
     /// Rounds of every variant on every workload under `perf record -e cpu-clock`
     /// (untimed, after the timed rounds) for the "where the time moved" tables; 0 skips
-    /// them.
+    /// them. A resumed report reuses the samples saved with its rounds if they cover as
+    /// many rounds.
     #[arg(long, default_value_t = 3)]
     pub sample_rounds: usize,
     /// Skip the instruction counts (cachegrind) [default: count where a workload has a
-    /// `count` form].
+    /// `count` form, or reuse the counts saved with the rounds when resuming].
     #[arg(long)]
     pub no_counts: bool,
     /// The benchmark set.
@@ -82,8 +86,8 @@ pub struct ReportArgs {
     pub out_dir: PathBuf,
     /// Go on from the timed rounds this report saved last time (<out-dir>/<name>/rounds.json)
     /// instead of starting again: refused unless the variants' binaries, the workloads and
-    /// the kind of machine are the same. The budget is this stretch's [default: start
-    /// again].
+    /// the kind of machine are the same. The budget is this stretch's; the counts and
+    /// samples an earlier stretch took are reused [default: start again].
     #[arg(long)]
     pub resume: bool,
 }
@@ -111,7 +115,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
     let scratch = paths::scratch("report");
     let out_dir = paths::root().join(&args.out_dir);
     let rounds_file = resume::rounds_path(&out_dir, &args.name);
-    let (measured, earlier_stretches) = timed_rounds(
+    let (measured, mut saved) = timed_rounds(
         args.resume,
         &rounds_file,
         &machine,
@@ -120,31 +124,26 @@ pub fn run(args: ReportArgs) -> Result<()> {
         &plan,
         &scratch,
     )?;
-    let counted = if args.no_counts {
+    let SavedAttribution { counted, samples } = counts_and_samples_of(
+        &args,
+        &contestants,
+        &set,
+        &plan,
+        &scratch,
+        (&mut saved, &rounds_file),
+    )?;
+    let counted = if counted.is_empty() {
         vec![vec![None; contestants.len()]; set.workloads.len()]
     } else {
-        count_all(&contestants, &set, &scratch)?
+        counted
     };
-    let samples = if args.sample_rounds == 0 {
-        Vec::new()
-    } else {
-        let perf = ToolFinder::from_env()?.find_any("perf")?.path;
-        let rounds = args.sample_rounds;
-        sample_all(
-            &mut ProcessRunner,
-            &perf,
-            &contestants,
-            &set,
-            &plan,
-            rounds,
-            &scratch,
-        )?
-    };
+    // This stretch's start is the last; the report names the earlier ones.
+    let earlier_stretches = saved.stretches[..saved.stretches.len() - 1].to_vec();
     let profile = profile_runs(&variants);
     let settings = Settings {
         workload_file: args.workloads.display().to_string(),
         baseline: args.baseline.name().into(),
-        sample_rounds: args.sample_rounds,
+        sample_rounds: rounds_of(&samples),
         plan,
         earlier_stretches,
     };
@@ -159,11 +158,51 @@ pub fn run(args: ReportArgs) -> Result<()> {
     Ok(())
 }
 
+/// The instruction counts and samples: the ones saved with the rounds, or taken now and
+/// saved with them for a later stretch.
+fn counts_and_samples_of(
+    args: &ReportArgs,
+    contestants: &[Contestant],
+    set: &WorkloadSet,
+    plan: &Plan,
+    scratch: &Path,
+    (saved, rounds_file): (&mut SavedRounds, &Path),
+) -> Result<SavedAttribution> {
+    let wanted = Wanted {
+        counts: !args.no_counts,
+        sample_rounds: args.sample_rounds,
+        workloads: set.workloads.len(),
+        variants: contestants.len(),
+    };
+    let taken = counts_and_samples(
+        saved.attribution.as_ref(),
+        wanted,
+        || count_all(contestants, set, scratch),
+        |rounds| {
+            let perf = ToolFinder::from_env()?.find_any("perf")?.path;
+            sample_all(
+                &mut ProcessRunner,
+                &perf,
+                contestants,
+                set,
+                plan,
+                rounds,
+                scratch,
+            )
+        },
+    )?;
+    if saved.attribution.as_ref() != Some(&taken) {
+        saved.attribution = Some(taken.clone());
+        resume::save(rounds_file, saved)?;
+    }
+    Ok(taken)
+}
+
 /// How often the timed rounds are saved while they run.
 const CHECKPOINT_EVERY: Duration = Duration::from_secs(60);
 
 /// The timed rounds, going on from the saved ones if `resume` asks, and saved as they run;
-/// returns them with the starts of the earlier stretches.
+/// returns them with what was saved at their end.
 fn timed_rounds(
     resume: bool,
     rounds_file: &Path,
@@ -172,7 +211,7 @@ fn timed_rounds(
     set: &WorkloadSet,
     plan: &Plan,
     scratch: &Path,
-) -> Result<(Vec<Measured>, Vec<String>)> {
+) -> Result<(Vec<Measured>, SavedRounds)> {
     let binaries = resume::fingerprints(contestants)?;
     let earlier = if resume {
         Some(resume::load(rounds_file, machine, &binaries, set)?)
@@ -215,8 +254,7 @@ fn timed_rounds(
     let samples: Vec<&[Samples]> = measured.iter().map(|m| m.samples.as_slice()).collect();
     let saved = resume::to_save(earlier.as_ref(), machine, &binaries, set, &samples);
     resume::save(rounds_file, &saved)?;
-    let earlier_stretches = earlier.map(|e| e.stretches).unwrap_or_default();
-    Ok((measured, earlier_stretches))
+    Ok((measured, saved))
 }
 
 /// Refuses limits that cannot give a spread or an interval.

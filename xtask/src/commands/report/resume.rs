@@ -162,6 +162,7 @@ pub fn to_save(
         stretches,
         binaries: binaries.to_vec(),
         workloads,
+        attribution: earlier.and_then(|e| e.attribution.clone()),
     }
 }
 
@@ -176,6 +177,8 @@ pub fn save(path: &Path, rounds: &SavedRounds) -> Result<()> {
 mod tests {
     use super::*;
     use crate::results::measured::Measurement;
+    use crate::results::samples::FunctionSamples;
+    use crate::results::saved_rounds::SavedAttribution;
 
     fn machine(simd: &str, date: &str) -> Machine {
         Machine {
@@ -259,6 +262,40 @@ mod tests {
         );
         assert_eq!(again.machine, first, "the first stretch's machine is kept");
         assert_eq!(again.workloads[0].runs[0].len(), 5);
+    }
+
+    /// The counts and samples a stretch took are kept by the next stretch's saves; a
+    /// file of a stretch that stopped before them loads without them.
+    #[test]
+    fn counts_and_samples_are_kept_across_stretches() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = rounds_path(dir.path(), "r");
+        let here = machine("AVX2", "then");
+        let mut first = to_save(None, &here, &binaries("bb"), &set(), &[&measured(2)]);
+        save(&path, &first).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("attribution"), "{text}");
+        assert_eq!(load(&path, &here, &binaries("bb"), &set()).unwrap(), first);
+
+        let sampled = FunctionSamples {
+            runs: 3,
+            by_function: [("f".to_string(), 30)].into(),
+        };
+        first.attribution = Some(SavedAttribution {
+            counted: Vec::new(),
+            samples: vec![vec![sampled.clone(), sampled]],
+        });
+        save(&path, &first).unwrap();
+        let loaded = load(&path, &here, &binaries("bb"), &set()).unwrap();
+        assert_eq!(loaded, first);
+        let next = to_save(
+            Some(&loaded),
+            &here,
+            &binaries("bb"),
+            &set(),
+            &[&measured(4)],
+        );
+        assert_eq!(next.attribution, first.attribution);
     }
 
     #[test]
