@@ -20,39 +20,44 @@ pub struct Wanted {
     pub variants: usize,
 }
 
-/// The counts and samples for the report: the saved ones where they fit this report
-/// (and the samples cover as many rounds as asked), the others taken now by `count` and
-/// `sample` (given the rounds) if asked for.
-pub fn counts_and_samples(
+/// The counts for the report: the saved ones if they fit it, else taken now by `count`
+/// if asked for (empty if not).
+pub fn counts(
     saved: Option<&SavedAttribution>,
     wanted: Wanted,
     count: impl FnOnce() -> Result<Vec<Vec<Option<Counted>>>>,
-    sample: impl FnOnce(usize) -> Result<Vec<Vec<FunctionSamples>>>,
-) -> Result<SavedAttribution> {
-    let saved_counts = saved.map(|s| &s.counted).filter(|c| fits(c, wanted));
-    let counted = match saved_counts {
+) -> Result<Vec<Vec<Option<Counted>>>> {
+    match saved.map(|s| &s.counted).filter(|c| fits(c, wanted)) {
         Some(c) => {
             eprintln!("[count] reusing the instruction counts saved with the rounds");
-            c.clone()
+            Ok(c.clone())
         }
-        None if wanted.counts => count()?,
-        None => Vec::new(),
-    };
-    let saved_samples = saved
+        None if wanted.counts => count(),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The samples for the report: the saved ones if they fit it and cover as many rounds as
+/// asked, else taken now by `sample` (given the rounds) if asked for (empty if not).
+pub fn samples(
+    saved: Option<&SavedAttribution>,
+    wanted: Wanted,
+    sample: impl FnOnce(usize) -> Result<Vec<Vec<FunctionSamples>>>,
+) -> Result<Vec<Vec<FunctionSamples>>> {
+    let saved = saved
         .map(|s| &s.samples)
         .filter(|s| fits(s, wanted) && rounds_of(s) >= wanted.sample_rounds);
-    let samples = match saved_samples {
+    match saved {
         Some(s) => {
             eprintln!(
                 "[sample] reusing the samples of {} rounds saved with the rounds",
                 rounds_of(s)
             );
-            s.clone()
+            Ok(s.clone())
         }
-        None if wanted.sample_rounds > 0 => sample(wanted.sample_rounds)?,
-        None => Vec::new(),
-    };
-    Ok(SavedAttribution { counted, samples })
+        None if wanted.sample_rounds > 0 => sample(wanted.sample_rounds),
+        None => Ok(Vec::new()),
+    }
 }
 
 /// Whether saved `[workload][variant]` rows are of this report's shape (not empty).
@@ -99,6 +104,19 @@ mod tests {
 
     fn not_called<T>() -> Result<T> {
         panic!("the saved ones were to be reused")
+    }
+
+    /// Both, as the report takes them.
+    fn counts_and_samples(
+        saved: Option<&SavedAttribution>,
+        wanted: Wanted,
+        count: impl FnOnce() -> Result<Vec<Vec<Option<Counted>>>>,
+        sample: impl FnOnce(usize) -> Result<Vec<Vec<FunctionSamples>>>,
+    ) -> Result<SavedAttribution> {
+        Ok(SavedAttribution {
+            counted: counts(saved, wanted, count)?,
+            samples: samples(saved, wanted, sample)?,
+        })
     }
 
     #[test]

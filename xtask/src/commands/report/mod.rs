@@ -31,7 +31,7 @@ use crate::stages::variants::Variant;
 use crate::toolchain::tools::ToolFinder;
 use crate::workloads::WorkloadSet;
 use assemble::{assemble, Results};
-use counts_and_samples::{counts_and_samples, rounds_of, Wanted};
+use counts_and_samples::{counts, rounds_of, samples, Wanted};
 use files::write_files;
 
 #[derive(Debug, Args)]
@@ -159,7 +159,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
 }
 
 /// The instruction counts and samples: the ones saved with the rounds, or taken now and
-/// saved with them for a later stretch.
+/// saved with them (each as soon as it is taken) for a later stretch.
 fn counts_and_samples_of(
     args: &ReportArgs,
     contestants: &[Contestant],
@@ -174,28 +174,40 @@ fn counts_and_samples_of(
         workloads: set.workloads.len(),
         variants: contestants.len(),
     };
-    let taken = counts_and_samples(
-        saved.attribution.as_ref(),
-        wanted,
-        || count_all(contestants, set, scratch),
-        |rounds| {
-            let perf = ToolFinder::from_env()?.find_any("perf")?.path;
-            sample_all(
-                &mut ProcessRunner,
-                &perf,
-                contestants,
-                set,
-                plan,
-                rounds,
-                scratch,
-            )
-        },
-    )?;
-    if saved.attribution.as_ref() != Some(&taken) {
-        saved.attribution = Some(taken.clone());
-        resume::save(rounds_file, saved)?;
-    }
+    let earlier = saved.attribution.clone();
+    let mut taken = SavedAttribution {
+        counted: counts(earlier.as_ref(), wanted, || {
+            count_all(contestants, set, scratch)
+        })?,
+        samples: earlier
+            .as_ref()
+            .map(|e| e.samples.clone())
+            .unwrap_or_default(),
+    };
+    keep(saved, rounds_file, &taken)?;
+    taken.samples = samples(earlier.as_ref(), wanted, |rounds| {
+        let perf = ToolFinder::from_env()?.find_any("perf")?.path;
+        sample_all(
+            &mut ProcessRunner,
+            &perf,
+            contestants,
+            set,
+            plan,
+            rounds,
+            scratch,
+        )
+    })?;
+    keep(saved, rounds_file, &taken)?;
     Ok(taken)
+}
+
+/// Saves the rounds again with `taken` if it changed what they hold.
+fn keep(saved: &mut SavedRounds, rounds_file: &Path, taken: &SavedAttribution) -> Result<()> {
+    if saved.attribution.as_ref() == Some(taken) {
+        return Ok(());
+    }
+    saved.attribution = Some(taken.clone());
+    resume::save(rounds_file, saved)
 }
 
 /// How often the timed rounds are saved while they run.
