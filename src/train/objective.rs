@@ -17,6 +17,7 @@ use crate::kernels::soft::TILE;
 use crate::model::circuit::{Circuit, GateOrder};
 use crate::model::gates::NUM_OPS;
 use crate::model::network::Model;
+use crate::train::error::Overflow;
 
 /// How well a model does on one batch.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -198,6 +199,13 @@ impl Objective {
             hard_loss,
             accuracy,
         }
+    }
+
+    /// Where the last soft rollout overflowed, if a state it kept did.
+    pub fn overflow(&self) -> Option<Overflow> {
+        let steps = self.soft.steps();
+        let step = self.soft.first_non_finite_step()?;
+        Some(Overflow { step, steps })
     }
 
     /// The soft loss of one batch and, when it is finite, its gradient on every logit

@@ -253,6 +253,18 @@ impl SoftRollout {
         &self.states[slot * len..(slot + 1) * len]
     }
 
+    /// The first step whose state holds a value that is not finite, among the states
+    /// this rollout keeps. In exact arithmetic a soft state stays in [0, 1]; in f32 a
+    /// rounding can take it just outside, and a long rollout can amplify that until it
+    /// overflows, which is what a NaN loss then comes from.
+    pub fn first_non_finite_step(&self) -> Option<usize> {
+        let kept = match self.memory {
+            ActivationMemory::ForwardOnly => self.steps.saturating_sub(1),
+            ActivationMemory::Recompute | ActivationMemory::Store => 0,
+        };
+        (kept..=self.steps).find(|&step| self.state(step).iter().any(|x| !x.is_finite()))
+    }
+
     /// Where the state after `step` steps is kept.
     fn slot(&self, step: usize) -> usize {
         match self.memory {
@@ -273,5 +285,59 @@ impl SoftRollout {
             ActivationMemory::ForwardOnly => (t % 2, (t + 1) % 2),
             ActivationMemory::Recompute | ActivationMemory::Store => (t, t + 1),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::gates::{coefficient_table, soft_coefficients, softmax};
+    use crate::model::network::Model;
+    use crate::model::task::TaskKind;
+    use crate::tasks::preset;
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// The step `first_non_finite_step` names: none for mixtures of the 16 ops, which
+    /// keep every state in [0, 1]; for gates that double and add (coefficients of 2
+    /// everywhere, outside what the ops can mix) the first step that overflows, with
+    /// every state before it finite.
+    #[test]
+    fn the_first_step_that_overflows_is_found() {
+        let (mut config, settings) = preset(TaskKind::Checkerboard, false);
+        (config.height, config.width) = (8, 8);
+        let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
+        let model = Model::new(config.clone(), &mut rng).unwrap();
+        let circuit = Circuit::compile(&model);
+        let params = model.gate_count();
+        let mut init = Grids::zeros(1, 8, 8, config.channels);
+        init.values.iter_mut().for_each(|v| *v = rng.random());
+        let steps = 20;
+        let run = |coefs: &[[f32; 4]]| {
+            let geometry = Geometry::new(1, 8, 8, false, TILE);
+            let memory = ActivationMemory::Recompute;
+            let mut rollout = SoftRollout::new(geometry, &circuit, steps, params, memory);
+            rollout.set_initial(&init);
+            rollout.forward(&circuit, coefs, None);
+            let finite = |step: usize| rollout.state(step).iter().all(|x| x.is_finite());
+            let first = rollout.first_non_finite_step();
+            (first, (0..=steps).map(finite).collect::<Vec<_>>())
+        };
+
+        let table = coefficient_table();
+        let mixtures: Vec<[f32; 4]> = (0..params)
+            .map(|_| soft_coefficients(&softmax(&std::array::from_fn(|_| rng.random())), &table))
+            .collect();
+        let (first, _) = run(&mixtures);
+        assert_eq!(first, None);
+
+        let (first, finite) = run(&vec![[2.0; 4]; params]);
+        let step = first.expect("gates that double overflow within 20 steps");
+        assert!(step > 0, "the initial state is finite");
+        assert!(
+            finite[..step].iter().all(|&f| f),
+            "every state before it is finite"
+        );
+        assert!(!finite[step]);
     }
 }

@@ -118,7 +118,15 @@ impl Trainer {
         };
         if !metrics.soft_loss.is_finite() {
             let loss = metrics.soft_loss;
-            return Err(TrainError::NonFinite { epoch, loss });
+            let overflow = match (&self.curriculum, small) {
+                (Some(curriculum), true) => curriculum.objective.overflow(),
+                _ => self.objective.overflow(),
+            };
+            return Err(TrainError::NonFinite {
+                epoch,
+                loss,
+                overflow,
+            });
         }
         self.step(epoch, small)?;
         // The step kept the parameters that this epoch scored in `previous_logits`.
