@@ -118,10 +118,11 @@ impl Trainer {
         };
         if !metrics.soft_loss.is_finite() {
             let loss = metrics.soft_loss;
-            let overflow = match (&self.curriculum, small) {
-                (Some(curriculum), true) => curriculum.objective.overflow(),
-                _ => self.objective.overflow(),
+            let objective = match &self.curriculum {
+                Some(curriculum) if small => &curriculum.objective,
+                _ => &self.objective,
             };
+            let overflow = objective.overflow();
             return Err(TrainError::NonFinite {
                 epoch,
                 loss,
