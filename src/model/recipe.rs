@@ -147,6 +147,11 @@ pub struct Recipe {
     /// grids trains under several masks.
     #[serde(default)]
     pub per_grid_masks: bool,
+    /// Clamp every soft state to [0, 1], the gradient passed through unchanged: f32
+    /// rounding leaves soft states a few ulps outside it, which a circuit rolled out
+    /// past the steps it was trained on (a late hold) can amplify until it overflows.
+    #[serde(default)]
+    pub unit_states: bool,
     /// Passes of a search over single gate changes after the last epoch, when the kept
     /// model is not exact ([`crate::train::gate_search`]; growing tasks only; 0: none).
     #[serde(default)]
@@ -208,6 +213,7 @@ impl Recipe {
             hold_steps: 0,
             hold_from: 0.0,
             per_grid_masks: false,
+            unit_states: false,
             gate_search: 0,
         };
         let input_wise = Recipe {

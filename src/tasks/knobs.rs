@@ -212,6 +212,14 @@ pub static KNOBS: &[Knob] = &[
         target: Target::Switch(|_, s| &mut s.recipe.per_grid_masks),
     },
     Knob {
+        key: "unit-states",
+        value_name: "UNIT",
+        help: "Clamp every soft state to [0, 1], true or false, passing the gradient through \
+               unchanged, so that f32 rounding cannot grow over a rollout longer than the \
+               circuit was trained on [default: the recipe's, false]",
+        target: Target::Switch(|_, s| &mut s.recipe.unit_states),
+    },
+    Knob {
         key: "curriculum-size",
         value_name: "SIDE",
         help: "Train the first --curriculum-share of the run on square grids of this side, \

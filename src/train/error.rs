@@ -56,8 +56,8 @@ fn overflow_note(overflow: &Option<Overflow>) -> String {
     overflow.map_or_else(String::new, |o| {
         format!(
             ": the soft rollout overflowed at step {} of {} (rounding takes a soft state \
-             just outside [0, 1] and a long rollout can amplify it; a shorter one, fewer \
-             steps or hold steps, may avoid it)",
+             just outside [0, 1] and a long rollout can amplify it; --unit-states true \
+             clamps the states to [0, 1], or a shorter rollout may avoid it)",
             o.step, o.steps
         )
     })

@@ -158,6 +158,12 @@ impl Objective {
         self.sharpness = sharpness;
     }
 
+    /// Clamps the soft rollout's states to [0, 1] when `on`, gradient passed through
+    /// ([`SoftRollout::keep_states_in_unit`]; off unless told otherwise).
+    pub fn keep_states_in_unit(&mut self, on: bool) {
+        self.soft.keep_states_in_unit(on);
+    }
+
     /// Sums the soft loss over the states after the last `k` steps (at least 1, at most
     /// the rollout's steps; 1 unless told otherwise). The hard loss stays the last step's.
     pub fn set_loss_steps(&mut self, k: usize) {

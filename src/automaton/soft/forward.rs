@@ -91,11 +91,12 @@ impl SoftRollout {
             Some(_) => every_row(circuit),
             None => ForwardRows::Plan(&self.plans.new_state),
         };
+        let written = (masks, self.unit);
         let work = |i: usize, next_tile: &mut [f32], acts: &mut [f32]| {
             let tile = (first + i, first);
             gather_patch(self.shifts(), circuit.channels, tile, prev, acts);
             kernel::forward(rows, coefs, acts);
-            write_outputs(circuit, rows, tile, t, acts, prev, next_tile, masks);
+            write_outputs(circuit, rows, tile, t, acts, prev, next_tile, written);
         };
         let chunks = next.par_chunks_mut(circuit.channels * TILE).enumerate();
         match stored {

@@ -70,6 +70,8 @@ pub struct SoftRollout {
     /// made by the first step: a rollout that never runs (an evaluation of the hard
     /// circuit only) does not pay for it.
     shifts: OnceLock<PatchShifts>,
+    /// Whether each new state is clamped to [0, 1] ([`SoftRollout::keep_states_in_unit`]).
+    unit: bool,
 }
 
 /// Scratch activations and gradients of one tile (`rows x TILE` each), allocated when a
@@ -176,8 +178,19 @@ impl SoftRollout {
             plans,
             runs: geometry.tile_runs(),
             shifts: OnceLock::new(),
+            unit: false,
             geometry,
         }
+    }
+
+    /// Clamps every new state to [0, 1] when `on`; backward passes the gradient through
+    /// the clamp unchanged (straight-through). Soft gates of inputs in [0, 1] give outputs
+    /// in [0, 1] in exact arithmetic, but f32 rounding leaves some a few ulps outside
+    /// (-6e-8 after one step), and a circuit rolled out past the steps it was trained on
+    /// can amplify that until the state overflows. Off by default: it changes the
+    /// rounding of every run.
+    pub fn keep_states_in_unit(&mut self, on: bool) {
+        self.unit = on;
     }
 
     /// This thread's workspace. Results never depend on which one a tile gets: every
@@ -302,33 +315,61 @@ mod tests {
     /// keep every state in [0, 1]; for gates that double and add (coefficients of 2
     /// everywhere, outside what the ops can mix) the first step that overflows, with
     /// every state before it finite.
-    #[test]
-    fn the_first_step_that_overflows_is_found() {
-        let (mut config, settings) = preset(TaskKind::Checkerboard, false);
-        (config.height, config.width) = (8, 8);
-        let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
-        let model = Model::new(config.clone(), &mut rng).unwrap();
-        let circuit = Circuit::compile(&model);
-        let params = model.gate_count();
-        let mut init = Grids::zeros(1, 8, 8, config.channels);
-        init.values.iter_mut().for_each(|v| *v = rng.random());
-        let steps = 20;
-        let run = |coefs: &[[f32; 4]]| {
+    const STEPS: usize = 20;
+
+    /// A checkerboard circuit on one random 8x8 grid, and op mixtures for its gates.
+    struct Setup {
+        circuit: Circuit,
+        init: Grids,
+        mixtures: Vec<[f32; 4]>,
+    }
+
+    impl Setup {
+        fn new() -> Self {
+            let (mut config, settings) = preset(TaskKind::Checkerboard, false);
+            (config.height, config.width) = (8, 8);
+            let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
+            let model = Model::new(config.clone(), &mut rng).unwrap();
+            let mut init = Grids::zeros(1, 8, 8, config.channels);
+            init.values.iter_mut().for_each(|v| *v = rng.random());
+            let table = coefficient_table();
+            let mixtures = (0..model.gate_count())
+                .map(|_| {
+                    soft_coefficients(&softmax(&std::array::from_fn(|_| rng.random())), &table)
+                })
+                .collect();
+            Setup {
+                circuit: Circuit::compile(&model),
+                init,
+                mixtures,
+            }
+        }
+
+        /// The rollout of `coefs` over [`STEPS`] steps, its states clamped when `unit`.
+        fn run(&self, coefs: &[[f32; 4]], unit: bool) -> SoftRollout {
             let geometry = Geometry::new(1, 8, 8, false, TILE);
             let memory = ActivationMemory::Recompute;
-            let mut rollout = SoftRollout::new(geometry, &circuit, steps, params, memory);
-            rollout.set_initial(&init);
-            rollout.forward(&circuit, coefs, None);
+            let params = coefs.len();
+            let mut rollout = SoftRollout::new(geometry, &self.circuit, STEPS, params, memory);
+            rollout.keep_states_in_unit(unit);
+            rollout.set_initial(&self.init);
+            rollout.forward(&self.circuit, coefs, None);
+            rollout
+        }
+    }
+
+    #[test]
+    fn the_first_step_that_overflows_is_found() {
+        let setup = Setup::new();
+        let params = setup.mixtures.len();
+        let run = |coefs: &[[f32; 4]]| {
+            let rollout = setup.run(coefs, false);
             let finite = |step: usize| rollout.state(step).iter().all(|x| x.is_finite());
             let first = rollout.first_non_finite_step();
-            (first, (0..=steps).map(finite).collect::<Vec<_>>())
+            (first, (0..=STEPS).map(finite).collect::<Vec<_>>())
         };
 
-        let table = coefficient_table();
-        let mixtures: Vec<[f32; 4]> = (0..params)
-            .map(|_| soft_coefficients(&softmax(&std::array::from_fn(|_| rng.random())), &table))
-            .collect();
-        let (first, _) = run(&mixtures);
+        let (first, _) = run(&setup.mixtures);
         assert_eq!(first, None);
 
         let (first, finite) = run(&vec![[2.0; 4]; params]);
@@ -339,5 +380,44 @@ mod tests {
             "every state before it is finite"
         );
         assert!(!finite[step]);
+    }
+
+    /// Clamped states stay in [0, 1] where gates that double would overflow; for op
+    /// mixtures, whose states leave [0, 1] by rounding only, the clamp moves states and
+    /// the gradient (passed straight through) by no more than rounding does.
+    #[test]
+    fn states_kept_in_unit_stay_there_and_barely_move() {
+        let setup = Setup::new();
+        let in_unit = |r: &SoftRollout| {
+            (0..=STEPS).all(|t| r.state(t).iter().all(|x| (0.0..=1.0).contains(x)))
+        };
+        let doubling = setup.run(&vec![[2.0; 4]; setup.mixtures.len()], true);
+        assert_eq!(doubling.first_non_finite_step(), None);
+        assert!(in_unit(&doubling));
+
+        let gradient = |rollout: &mut SoftRollout| {
+            let ones = vec![vec![1.0; rollout.final_state().len()]];
+            let mut grads = vec![[0.0; 4]; setup.mixtures.len()];
+            rollout.backward(&setup.circuit, &setup.mixtures, &ones, None, &mut grads);
+            grads.concat()
+        };
+        let (mut free, mut clamped) = (
+            setup.run(&setup.mixtures, false),
+            setup.run(&setup.mixtures, true),
+        );
+        assert!(in_unit(&clamped));
+        let moved = (0..=STEPS)
+            .flat_map(|t| free.state(t).iter().zip(clamped.state(t)))
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f32::max);
+        assert!(moved < 1e-5, "states moved by {moved}");
+        let (g_free, g_clamped) = (gradient(&mut free), gradient(&mut clamped));
+        let scale = g_free.iter().fold(0.0, |m: f64, g| m.max(g.abs()));
+        let apart = g_free
+            .iter()
+            .zip(&g_clamped)
+            .fold(0.0, |m: f64, (a, b)| m.max((a - b).abs()));
+        assert!(scale > 0.0);
+        assert!(apart <= 1e-4 * scale, "gradients {apart} apart of {scale}");
     }
 }

@@ -60,7 +60,10 @@ fn gather_patch_body(
 }
 
 /// Writes a tile's new state: the circuit's output (in `acts`, laid out as `rows`) where
-/// the cell fires, else the old value; `prev` is the window of tiles `first..`.
+/// the cell fires, else the old value; `prev` is the window of tiles `first..`. With
+/// `unit`, outputs are clamped to [0, 1] ([`SoftRollout::keep_states_in_unit`]).
+///
+/// [`SoftRollout::keep_states_in_unit`]: crate::automaton::soft::SoftRollout::keep_states_in_unit
 #[allow(clippy::too_many_arguments)]
 pub(in crate::automaton) fn write_outputs(
     circuit: &Circuit,
@@ -70,7 +73,7 @@ pub(in crate::automaton) fn write_outputs(
     acts: &[f32],
     prev: &[f32],
     next_tile: &mut [f32],
-    masks: Option<&FireMasks>,
+    (masks, unit): (Option<&FireMasks>, bool),
 ) {
     let tile_len = circuit.channels * TILE;
     for c in 0..circuit.channels {
@@ -80,6 +83,9 @@ pub(in crate::automaton) fn write_outputs(
         for i in 0..TILE {
             let fires = masks.is_none_or(|m| m.fires(step, tile * TILE + i));
             new[i] = if fires { out[i] } else { old[i] };
+        }
+        if unit {
+            new.iter_mut().for_each(|x| *x = x.clamp(0.0, 1.0));
         }
     }
 }
