@@ -81,6 +81,11 @@ pub enum ConfigError {
     )]
     GateSearchTask { task: &'static str },
     #[error(
+        "--rewire-layers {layers} names the layers whose wires the gate search tries; \
+         without --gate-search there is no search to try them"
+    )]
+    RewireWithoutSearch { layers: usize },
+    #[error(
         "the curriculum's grids ({side}x{side}) must be smaller than the task's \
          ({height}x{width}) by a multiple of {period} cells, the pattern's period"
     )]

@@ -589,7 +589,8 @@ fn the_reference_run_peaks_under_16_mib() {
 
 /// `--gate-search` searches the kept model of a growing task after the last epoch, says
 /// what it changed, and saves the searched model (its fresh check counts what the search
-/// left); a task whose rollouts start from random grids refuses it before training.
+/// left); a task whose rollouts start from random grids refuses it before training, and
+/// so does any task `--rewire-layers` without a search.
 #[test]
 fn a_gate_search_finishes_a_growing_task_and_is_refused_elsewhere() {
     let dir = tempfile::tempdir().unwrap();
@@ -616,11 +617,11 @@ fn a_gate_search_finishes_a_growing_task_and_is_refused_elsewhere() {
         .split(|c: char| !c.is_ascii_digit())
         .filter_map(|n| n.parse().ok())
         .collect();
-    let [changed, before, after, tried, _, _] = numbers[..] else {
+    let [changed, rewired, before, after, tried, _, _] = numbers[..] else {
         panic!("{line}")
     };
     assert!(
-        changed > 0.0 && after < before && tried >= changed,
+        changed > 0.0 && rewired == 0.0 && after < before && tried >= changed,
         "{line}"
     );
     let bits = 2.0 * 20.0 * 20.0;
@@ -636,6 +637,18 @@ fn a_gate_search_finishes_a_growing_task_and_is_refused_elsewhere() {
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(
         stderr.contains("--gate-search is for the growing tasks"),
+        "{stderr}"
+    );
+
+    let out = logicars()
+        .args(["train", "lizard", "--small", "--rewire-layers", "1"])
+        .args(["--no-artefacts", "--save"])
+        .arg(dir.path().join("rewire/model.json"))
+        .assert()
+        .failure();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.contains("without --gate-search there is no search"),
         "{stderr}"
     );
 }

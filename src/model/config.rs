@@ -279,6 +279,10 @@ impl TrainSettings {
                 task: config.task.name(),
             });
         }
+        let layers = self.recipe.rewire_layers;
+        if layers > 0 && self.recipe.gate_search == 0 {
+            return Err(ConfigError::RewireWithoutSearch { layers });
+        }
         let starts = self.recipe.starts;
         if starts > 1 && !self.recipe.starts_can_be_chosen() {
             return Err(ConfigError::StartsWithoutCurriculum { starts });

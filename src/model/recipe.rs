@@ -156,6 +156,10 @@ pub struct Recipe {
     /// model is not exact ([`crate::train::gate_search`]; growing tasks only; 0: none).
     #[serde(default)]
     pub gate_search: usize,
+    /// The update layers, counted from the last, whose gates the search also rewires
+    /// where no other op lowers the count (0: ops only).
+    #[serde(default)]
+    pub rewire_layers: usize,
 }
 
 /// The side of the `converge` recipe's curriculum: the largest square that sees the task's
@@ -215,6 +219,7 @@ impl Recipe {
             per_grid_masks: false,
             unit_states: false,
             gate_search: 0,
+            rewire_layers: 0,
         };
         let input_wise = Recipe {
             parametrization: Parametrization::InputWise,

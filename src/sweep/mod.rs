@@ -26,7 +26,9 @@ use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::network::Model;
 use crate::model::task::TaskKind;
 use crate::tasks::{preset, Override};
-use crate::train::{self, fresh_model, search_gates, ExactWatch, Keep, Metrics, Trainer};
+use crate::train::{
+    self, fresh_model, search_gates, ExactWatch, Keep, Metrics, SearchPlan, Trainer,
+};
 
 /// One setting of a sweep: changes to the task's preset, and how to name them.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,7 +96,11 @@ pub fn run(
         ControlFlow::Continue(())
     });
     let mut kept = trainer.kept_model(Keep::Best);
-    search_gates(&mut kept, trainer.settings().recipe.gate_search, |_, _| {});
+    search_gates(
+        &mut kept,
+        SearchPlan::of(&trainer.settings().recipe),
+        |_, _| {},
+    );
     let fresh = trainer.best().map(|_| fresh_check(&kept));
     let outcome = Outcome {
         setting: 0,

@@ -268,6 +268,14 @@ pub static KNOBS: &[Knob] = &[
                recipe's, 0]",
         target: Target::Count(|_, s| &mut s.recipe.gate_search),
     },
+    Knob {
+        key: "rewire-layers",
+        value_name: "LAYERS",
+        help: "In the last LAYERS update layers, the gate search also tries moving an input \
+               of a gate that no other op improves to another output of the layer before; \
+               needs --gate-search [default: the recipe's, 0]",
+        target: Target::Count(|_, s| &mut s.recipe.rewire_layers),
+    },
 ];
 
 impl Knob {

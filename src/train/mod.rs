@@ -15,7 +15,7 @@ pub mod trainer;
 pub use best::{BestModel, Keep};
 pub use error::TrainError;
 pub use exact_watch::{ExactWatch, EXACT_CHECK_GAP};
-pub use gate_search::{search_gates, GateSearch};
+pub use gate_search::{search_gates, GateSearch, SearchPlan};
 pub use objective::{loss_and_gradient, loss_and_gradient_over, Gradient, Metrics, Objective};
 pub use state::{Choice, TrainerState};
 pub use trainer::{fresh_model, run, train, EpochMetrics, TrainSummary, Trainer};

@@ -11,8 +11,8 @@ use logicars::io::checkpoint_file::{self, RunOutputs};
 use logicars::io::model_file;
 use logicars::model::network::Model;
 use logicars::train::{
-    search_gates, Choice, EpochMetrics, ExactWatch, GateSearch, Keep, TrainError, TrainSummary,
-    Trainer,
+    search_gates, Choice, EpochMetrics, ExactWatch, GateSearch, Keep, SearchPlan, TrainError,
+    TrainSummary, Trainer,
 };
 use logicars::views::plot;
 
@@ -39,9 +39,10 @@ impl End<'_> {
     pub fn finished(&self, wall_s: f64, ran: usize, exact: bool) -> Result<Model> {
         let mut model = self.trainer.kept_model(self.keep);
         let searched = Instant::now();
-        let passes = self.trainer.settings().recipe.gate_search;
+        let plan = SearchPlan::of(&self.trainer.settings().recipe);
+        let passes = plan.passes;
         let bar = search_bar(model.gate_count());
-        let search = search_gates(&mut model, passes, |pass, gates| {
+        let search = search_gates(&mut model, plan, |pass, gates| {
             bar.set_message(format!(
                 "gate search, pass {} of at most {passes}",
                 pass + 1
@@ -237,7 +238,8 @@ fn print_summary(
 /// wrong (31 circuits tried in 0.4 s)`.
 pub fn search_text(search: &GateSearch, seconds: f64) -> String {
     format!(
-        "{} gate(s) changed: {} -> {} target bits wrong ({} circuits tried in {seconds:.1} s)",
-        search.changed, search.wrong_before, search.wrong_after, search.tried
+        "{} gate(s) given another op, {} another wire: {} -> {} target bits wrong ({} \
+         circuits tried in {seconds:.1} s)",
+        search.changed, search.rewired, search.wrong_before, search.wrong_after, search.tried
     )
 }
