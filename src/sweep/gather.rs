@@ -142,6 +142,7 @@ mod tests {
             exact: false,
             wall_s: seed as f64,
             error: None,
+            search: None,
         }
     }
 

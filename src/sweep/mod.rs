@@ -27,7 +27,7 @@ use crate::model::network::Model;
 use crate::model::task::TaskKind;
 use crate::tasks::{preset, Override};
 use crate::train::{
-    self, fresh_model, search_gates, ExactWatch, Keep, Metrics, SearchPlan, Trainer,
+    self, fresh_model, search_gates, ExactWatch, GateSearch, Keep, Metrics, SearchPlan, Trainer,
 };
 
 /// One setting of a sweep: changes to the task's preset, and how to name them.
@@ -72,6 +72,8 @@ pub struct Outcome {
     pub wall_s: f64,
     /// Why the run stopped early, if it failed.
     pub error: Option<String>,
+    /// What the recipe's gate search did to the kept model, when it ran.
+    pub search: Option<GateSearch>,
 }
 
 /// Trains `task` (`small` preset) with `setting` from `seed` through the epoch loop of
@@ -96,11 +98,8 @@ pub fn run(
         ControlFlow::Continue(())
     });
     let mut kept = trainer.kept_model(Keep::Best);
-    search_gates(
-        &mut kept,
-        SearchPlan::of(&trainer.settings().recipe),
-        |_, _| {},
-    );
+    let plan = SearchPlan::of(&trainer.settings().recipe);
+    let search = search_gates(&mut kept, plan, |_, _| {});
     let fresh = trainer.best().map(|_| fresh_check(&kept));
     let outcome = Outcome {
         setting: 0,
@@ -113,6 +112,7 @@ pub fn run(
         exact: fresh.is_some_and(|f| f.exact()),
         wall_s: start.elapsed().as_secs_f64(),
         error: error.map(|e| e.to_string()),
+        search,
     };
     Ok((outcome, kept))
 }
@@ -191,6 +191,7 @@ mod tests {
             exact: solved_at.is_some(),
             wall_s: 1.0,
             error: None,
+            search: None,
         };
         let outcomes = [
             outcome(0, Some(10)),

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use crate::io::atomic::write_atomically;
-use crate::train::Metrics;
+use crate::train::{GateSearch, Metrics};
 
 use super::error::StoreError;
 use super::manifest::Manifest;
@@ -37,6 +37,9 @@ pub struct RunResult {
     pub last: Option<LastMetrics>,
     pub fresh_accuracy: Option<f64>,
     pub error: Option<String>,
+    /// What the recipe's gate search did to the kept model, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<GateSearch>,
 }
 
 /// [`Metrics`] in a form JSON can hold when a diverged run's loss is NaN.
@@ -80,6 +83,7 @@ impl Row {
                 last,
                 fresh_accuracy: outcome.fresh_accuracy,
                 error: outcome.error.clone(),
+                search: outcome.search,
             },
             provenance: Provenance {
                 wall_s: outcome.wall_s,
@@ -109,6 +113,7 @@ impl Row {
             exact: r.exact,
             wall_s: self.provenance.wall_s,
             error: r.error.clone(),
+            search: r.search,
         }
     }
 
@@ -179,6 +184,13 @@ mod tests {
             exact: false,
             wall_s: 1.5,
             error: None,
+            search: Some(GateSearch {
+                wrong_before: 3,
+                wrong_after: 1,
+                changed: 1,
+                rewired: 1,
+                tried: 40,
+            }),
         }
     }
 
@@ -194,6 +206,25 @@ mod tests {
         assert_eq!(read.outcome(0), outcome(0.1 + 0.2));
         assert_eq!(Row::done(&m, dir.path(), 0, 4), Some(row));
         assert_eq!(Row::done(&m, dir.path(), 0, 3), None);
+    }
+
+    /// A run without a gate search writes no `search` key, as rows did before searches
+    /// were recorded, and such a row reads back without one.
+    #[test]
+    fn a_row_without_a_search_has_no_search_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = manifest();
+        let unsearched = Outcome {
+            search: None,
+            ..outcome(0.5)
+        };
+        let path = m.row_path(dir.path(), 0, 4);
+        Row::new(&m, &unsearched, "node".into(), 1)
+            .write(&path)
+            .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("search"), "{text}");
+        assert_eq!(Row::read(&path).unwrap().outcome(0), unsearched);
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::model::recipe::Recipe;
 use crate::tasks;
 
 /// What a search did.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GateSearch {
     /// Target bits wrong before and after, summed over the two scored states.
     pub wrong_before: u64,
