@@ -640,15 +640,11 @@ fn a_gate_search_finishes_a_growing_task_and_is_refused_elsewhere() {
         "{stderr}"
     );
 
-    let out = logicars()
-        .args(["train", "lizard", "--small", "--rewire-layers", "1"])
-        .args(["--no-artefacts", "--save"])
-        .arg(dir.path().join("rewire/model.json"))
-        .assert()
-        .failure();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    assert!(
-        stderr.contains("without --gate-search there is no search"),
-        "{stderr}"
+    let save = dir.path().join("rewire/model.json");
+    let save = save.to_str().unwrap();
+    let args = ["train", "lizard", "--small", "--rewire-layers", "1"];
+    fails_with(
+        &[&args[..], &["--no-artefacts", "--save", save]].concat(),
+        "without --gate-search there is no search",
     );
 }

@@ -287,6 +287,13 @@ mod tests {
         }
     }
 
+    /// The target bits the exact check finds wrong (at the task's step and at twice it).
+    fn wrong(model: &Model) -> u64 {
+        let c = &model.config;
+        let bits = (2 * c.height * c.width * c.target_channels.len()) as f64;
+        ((1.0 - fresh_check(model).accuracy) * bits).round() as u64
+    }
+
     fn fresh(task: TaskKind) -> Model {
         let (config, _) = preset(task, true);
         Model::new(config, &mut ChaCha8Rng::seed_from_u64(3)).unwrap()
@@ -298,9 +305,6 @@ mod tests {
     #[test]
     fn the_search_lowers_the_wrong_bits_that_the_check_counts() {
         let mut model = fresh(TaskKind::Lizard);
-        let c = &model.config;
-        let bits = (2 * c.height * c.width * c.target_channels.len()) as f64;
-        let wrong = |m: &Model| ((1.0 - fresh_check(m).accuracy) * bits).round() as u64;
         let before = wrong(&model);
         let search = search_gates(&mut model, ops_only(1), |_, _| {}).expect("the lizard grows");
         assert_eq!(search.wrong_before, before);
@@ -318,9 +322,6 @@ mod tests {
     #[test]
     fn rewiring_undoes_a_wire_moved_wrong() {
         let mut model = fresh(TaskKind::Lizard);
-        let c = &model.config;
-        let bits = (2 * c.height * c.width * c.target_channels.len()) as f64;
-        let wrong = |m: &Model| ((1.0 - fresh_check(m).accuracy) * bits).round() as u64;
         search_gates(&mut model, ops_only(20), |_, _| {}).unwrap();
         let settled = wrong(&model);
         let last = model.update.len() - 1;
