@@ -44,6 +44,13 @@ impl HardRun {
         self.circuit = circuit;
     }
 
+    /// Makes circuit gate `index` read rows `reads`, in place: a search that tries one
+    /// gate's wires at a time would otherwise compile the whole circuit for each.
+    pub fn rewire(&mut self, index: usize, (a, b): (u32, u32)) {
+        let gate = &mut Arc::make_mut(&mut self.circuit).gates[index];
+        (gate.a, gate.b) = (a, b);
+    }
+
     /// Takes the hard ops of `model`'s logits (after they changed, as in training).
     pub fn set_ops(&mut self, model: &Model) {
         self.truth = hard_truth(model.config.parametrization, &model.logits);

@@ -27,6 +27,25 @@ pub fn soft_loss(
     loss
 }
 
+/// The gradient `1 - 2y` of the wrong target bits of a binary state, written as the
+/// multilinear `sum s (1 - 2y) + y`, into `grads` (tile-blocked, zero elsewhere): for
+/// each bit alone, the change in wrong bits when it flips, right bits counting as much as
+/// wrong ones (the squared loss's gradient is 0 on a right bit).
+pub fn wrong_bits_gradient(
+    channels: usize,
+    target_channels: &[usize],
+    target: &Grids,
+    grads: &mut [f32],
+) {
+    grads.fill(0.0);
+    for lane in 0..target.batch * target.cells() {
+        for (t, &c) in target_channels.iter().enumerate() {
+            let want = target.values[lane * target_channels.len() + t] >= 0.5;
+            grads[state_index(channels, c, lane)] = if want { -1.0 } else { 1.0 };
+        }
+    }
+}
+
 /// Wrong target bits of the hard rollout's current state, and the share right.
 pub fn hard_errors(rollout: &HardRollout, target_channels: &[usize], target: &Grids) -> (u64, f64) {
     wrong_bits(target_channels, target, |channel, lane| {
@@ -50,4 +69,48 @@ pub fn wrong_bits(
     }
     let total = (lanes * target_channels.len()) as f64;
     (wrong, 1.0 - wrong as f64 / total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::soft::TILE;
+
+    /// Flipping any one bit of a binary state changes its wrong target bits by the
+    /// gradient times the flip (+1 up, -1 down), right bits and wrong ones alike; a
+    /// channel without a target has gradient 0 and changes nothing.
+    #[test]
+    fn the_wrong_bits_gradient_is_each_flips_change() {
+        let (channels, targets) = (3, [0, 2]);
+        let mut target = Grids::zeros(1, 3, 3, targets.len());
+        let bit = |i: usize| (i * 7 + 3) % 5 < 2;
+        for (i, v) in target.values.iter_mut().enumerate() {
+            *v = f32::from(u8::from(bit(i)));
+        }
+        let mut state = vec![0.0f32; channels * TILE];
+        for lane in 0..9 {
+            for c in 0..channels {
+                state[state_index(channels, c, lane)] = f32::from(u8::from(bit(lane + 11 * c)));
+            }
+        }
+        let wrong = |state: &[f32]| {
+            wrong_bits(&targets, &target, |c, lane| {
+                state[state_index(channels, c, lane)] >= 0.5
+            })
+            .0 as f32
+        };
+        let mut grads = vec![f32::NAN; state.len()];
+        wrong_bits_gradient(channels, &targets, &target, &mut grads);
+        let before = wrong(&state);
+        for lane in 0..9 {
+            for c in 0..channels {
+                let i = state_index(channels, c, lane);
+                let mut flipped = state.clone();
+                flipped[i] = 1.0 - state[i];
+                let change = wrong(&flipped) - before;
+                assert_eq!(change, grads[i] * (flipped[i] - state[i]), "{c} {lane}");
+            }
+        }
+        assert!(grads[state_index(channels, 1, 0)] == 0.0);
+    }
 }

@@ -44,6 +44,12 @@ impl Circuit {
 
     /// The circuit with the update layers' gates in `order`.
     pub fn compile_in(model: &Model, order: GateOrder) -> Self {
+        Self::compile_with_inputs(model, order).0
+    }
+
+    /// [`Circuit::compile_in`], with the rows that each update layer's inputs sit at
+    /// (`[l][j]`: input `j` of update layer `l`), so that a gate can be rewired in place.
+    pub fn compile_with_inputs(model: &Model, order: GateOrder) -> (Self, Vec<Vec<u32>>) {
         let config = &model.config;
         let channels = config.channels;
         let kernels = config.kernels;
@@ -80,6 +86,7 @@ impl Circuit {
                 }
             })
             .collect();
+        let mut inputs = Vec::with_capacity(model.update.len());
         for (l, layer) in model.update.iter().enumerate() {
             let reads = layer_reads(layer, &rows);
             // The last layer keeps its order: its rows are the cell's new channels.
@@ -88,13 +95,15 @@ impl Circuit {
                 _ => (0..reads.len()).collect(),
             };
             let params = |g| model.update_gate(l, g) as u32;
-            rows = push_layer(&mut gates, input_rows, &reads, &order, params);
+            let outputs = push_layer(&mut gates, input_rows, &reads, &order, params);
+            inputs.push(std::mem::replace(&mut rows, outputs));
         }
-        Circuit {
+        let circuit = Circuit {
             channels,
             input_rows,
             gates,
-        }
+        };
+        (circuit, inputs)
     }
 
     /// Rows of the whole activation table of one cell.
