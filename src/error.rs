@@ -75,14 +75,14 @@ pub enum ConfigError {
     )]
     HoldSteps,
     #[error(
-        "--gate-search is for the growing tasks (pattern, lizard, colored-g), whose \
+        "--search-circuits is for the growing tasks (pattern, lizard, colored-g), whose \
          rollouts start from one fixed state; {task}'s start from random grids, which a \
          search on one draw would fit"
     )]
     GateSearchTask { task: &'static str },
     #[error(
         "--rewire-layers {layers} names the layers whose wires the gate search tries; \
-         without --gate-search there is no search to try them"
+         without --search-circuits there is no search to try them"
     )]
     RewireWithoutSearch { layers: usize },
     #[error(

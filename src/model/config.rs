@@ -274,13 +274,13 @@ impl TrainSettings {
         if self.recipe.hold_steps > 0 && config.task == TaskKind::Gol {
             return Err(ConfigError::HoldSteps);
         }
-        if self.recipe.gate_search > 0 && !config.task.grows_image() {
+        if self.recipe.search_circuits > 0 && !config.task.grows_image() {
             return Err(ConfigError::GateSearchTask {
                 task: config.task.name(),
             });
         }
         let layers = self.recipe.rewire_layers;
-        if layers > 0 && self.recipe.gate_search == 0 {
+        if layers > 0 && self.recipe.search_circuits == 0 {
             return Err(ConfigError::RewireWithoutSearch { layers });
         }
         let starts = self.recipe.starts;

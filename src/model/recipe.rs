@@ -152,10 +152,15 @@ pub struct Recipe {
     /// past the steps it was trained on (a late hold) can amplify until it overflows.
     #[serde(default)]
     pub unit_states: bool,
-    /// Passes of a search over single gate changes after the last epoch, when the kept
-    /// model is not exact ([`crate::train::gate_search`]; growing tasks only; 0: none).
+    /// The most candidate circuits a search over single gate changes rolls out after the
+    /// last epoch, when the kept model is not exact ([`crate::train::gate_search`];
+    /// growing tasks only; 0: none).
     #[serde(default)]
-    pub gate_search: usize,
+    pub search_circuits: usize,
+    /// The search's setting in files written before it had a budget (it counted passes
+    /// over the gates): read so that those files load, and otherwise unused.
+    #[serde(default, rename = "gate_search", skip_serializing)]
+    pub gate_search_passes: usize,
     /// The update layers, counted from the last, whose gates the search also rewires
     /// where no other op lowers the count (0: ops only).
     #[serde(default)]
@@ -194,33 +199,7 @@ impl Recipe {
     /// The recipe `name` for a model of `task` on grids of `height x width` (the
     /// `converge` recipe differs by task).
     pub fn named(name: RecipeName, task: TaskKind, (height, width): (usize, usize)) -> Self {
-        let paper = Recipe {
-            name,
-            parametrization: Parametrization::Softmax,
-            pass_through: Parametrization::Softmax.default_pass_through(),
-            weight_decay: 0.01,
-            epsilon: adam_epsilon(),
-            warmup: 0,
-            cosine: false,
-            discreteness: 0.0,
-            straight_through: 0.0,
-            hardening: 0.0,
-            loss_steps: 1,
-            gate_noise: 0.0,
-            sharpen: unit(),
-            hard_gates: 0.0,
-            curriculum_size: 0,
-            curriculum_steps: 0,
-            curriculum_share: 0.0,
-            starts: 1,
-            starts_share: 0.0,
-            hold_steps: 0,
-            hold_from: 0.0,
-            per_grid_masks: false,
-            unit_states: false,
-            gate_search: 0,
-            rewire_layers: 0,
-        };
+        let paper = Self::papers(name);
         let input_wise = Recipe {
             parametrization: Parametrization::InputWise,
             pass_through: Parametrization::InputWise.default_pass_through(),
@@ -245,16 +224,52 @@ impl Recipe {
                 ..paper
             },
             // Hard gates draw the G; fifteen steps past its fifteen keep it there; rollouts
-            // of 8 steps over the first 30% of the run find it sooner.
+            // of 8 steps over the first 30% of the run find it sooner; a search after the
+            // last epoch, in about what the 2x bound on a run's cost leaves, finishes some
+            // runs that end a few bits off.
             (RecipeName::Converge, TaskKind::ColoredG) => Recipe {
                 hard_gates: 0.7,
                 hold_steps: 15,
                 curriculum_steps: 8,
                 curriculum_share: 0.3,
+                search_circuits: 15_000,
+                rewire_layers: 2,
                 ..paper
             },
             // Nothing measured beats the paper's recipe on these yet.
             (RecipeName::Converge, TaskKind::Pattern | TaskKind::Lizard) => paper,
+        }
+    }
+
+    /// The paper's settings, under `name`: every recipe starts from them.
+    fn papers(name: RecipeName) -> Self {
+        Recipe {
+            name,
+            parametrization: Parametrization::Softmax,
+            pass_through: Parametrization::Softmax.default_pass_through(),
+            weight_decay: 0.01,
+            epsilon: adam_epsilon(),
+            warmup: 0,
+            cosine: false,
+            discreteness: 0.0,
+            straight_through: 0.0,
+            hardening: 0.0,
+            loss_steps: 1,
+            gate_noise: 0.0,
+            sharpen: unit(),
+            hard_gates: 0.0,
+            curriculum_size: 0,
+            curriculum_steps: 0,
+            curriculum_share: 0.0,
+            starts: 1,
+            starts_share: 0.0,
+            hold_steps: 0,
+            hold_from: 0.0,
+            per_grid_masks: false,
+            unit_states: false,
+            search_circuits: 0,
+            gate_search_passes: 0,
+            rewire_layers: 0,
         }
     }
 
@@ -385,6 +400,19 @@ mod tests {
         );
     }
 
+    /// Files written while the search counted passes (`gate_search`) still load, and
+    /// the passes do not become a budget; files written now say `search_circuits`.
+    #[test]
+    fn the_earlier_search_setting_loads_and_sets_no_budget() {
+        let recipe = Recipe::named(RecipeName::Converge, TaskKind::ColoredG, (16, 16));
+        let mut json = serde_json::to_value(recipe).unwrap();
+        assert_eq!(json["search_circuits"], 15_000);
+        assert!(json.get("gate_search").is_none());
+        json["gate_search"] = 3.into();
+        let read: Recipe = serde_json::from_value(json).unwrap();
+        assert_eq!((read.search_circuits, read.gate_search_passes), (15_000, 3));
+    }
+
     #[test]
     fn converge_is_set_per_task() {
         let converge = |task, side| Recipe::named(RecipeName::Converge, task, (side, side));
@@ -438,6 +466,7 @@ mod tests {
             ),
             (Parametrization::Softmax, 0.01, 0.7, 15, 8, 0.3)
         );
+        assert_eq!((g.search_circuits, g.rewire_layers), (15_000, 2));
         let lizard = converge(TaskKind::Lizard, 20);
         assert_eq!(
             lizard,

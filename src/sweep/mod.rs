@@ -99,7 +99,7 @@ pub fn run(
     });
     let mut kept = trainer.kept_model(Keep::Best);
     let plan = SearchPlan::of(&trainer.settings().recipe);
-    let search = search_gates(&mut kept, plan, |_, _| {});
+    let search = search_gates(&mut kept, plan, |_| {});
     let fresh = trainer.best().map(|_| fresh_check(&kept));
     let outcome = Outcome {
         setting: 0,

@@ -259,21 +259,21 @@ pub static KNOBS: &[Knob] = &[
         target: Target::Number(|_, s| &mut s.recipe.starts_share),
     },
     Knob {
-        key: "gate-search",
-        value_name: "PASSES",
-        help: "After the last epoch, if the kept model is not exact, go over its gates from \
-               the outputs back up to PASSES times, giving a gate the first of its other ops \
-               that gets fewer target bits wrong at the task's step and at twice it; growing \
-               tasks only (their rollouts start from one fixed state) [default: the \
-               recipe's, 0]",
-        target: Target::Count(|_, s| &mut s.recipe.gate_search),
+        key: "search-circuits",
+        value_name: "CIRCUITS",
+        help: "After the last epoch, if the kept model is not exact, search for single gate \
+               changes that get fewer target bits wrong at the task's step and at twice it, \
+               trying at most CIRCUITS candidates, those the gradient ranks best first; \
+               growing tasks only (their rollouts start from one fixed state) [default: \
+               the recipe's, 0]",
+        target: Target::Count(|_, s| &mut s.recipe.search_circuits),
     },
     Knob {
         key: "rewire-layers",
         value_name: "LAYERS",
         help: "In the last LAYERS update layers, the gate search also tries moving an input \
-               of a gate that no other op improves to another output of the layer before; \
-               needs --gate-search [default: the recipe's, 0]",
+               of a gate to another output of the layer before, after the ops its gradient \
+               ranks as helping; needs --search-circuits [default: the recipe's, 0]",
         target: Target::Count(|_, s| &mut s.recipe.rewire_layers),
     },
 ];

@@ -173,8 +173,11 @@ fn recipe(r: &Recipe) -> String {
     if r.hold_steps > 0 {
         changes.push(format!("hold {} steps", r.hold_steps));
     }
-    if r.gate_search > 0 {
-        changes.push(format!("gate search {} passes", r.gate_search));
+    if r.search_circuits > 0 {
+        changes.push(format!("gate search of {} circuits", r.search_circuits));
+    }
+    if r.rewire_layers > 0 {
+        changes.push(format!("rewiring the last {} layers", r.rewire_layers));
     }
     match (changes.is_empty(), r.name) {
         (true, RecipeName::Paper) => "paper".to_string(),

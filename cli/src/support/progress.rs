@@ -32,11 +32,13 @@ pub fn steps_bar(steps: usize) -> ProgressBar {
     bar
 }
 
-/// A bar of the gates a pass of the gate search has gone over, on stderr, drawn only on
-/// a terminal.
-pub fn search_bar(gates: usize) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(Some(gates as u64), ProgressDrawTarget::stderr());
-    let style = ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} gates [{elapsed}]");
+/// A bar of the circuits the gate search has rolled out, of its budget, on stderr, drawn
+/// only on a terminal.
+pub fn search_bar(budget: usize) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(budget as u64), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template(
+        "gate search {bar:30} {pos}/{len} circuits at most [{elapsed}]",
+    );
     bar.set_style(style.unwrap_or_else(|_| ProgressStyle::default_bar()));
     bar
 }

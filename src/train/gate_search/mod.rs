@@ -11,8 +11,6 @@
 //! states the search scores (the task's step and twice it, where the exact check looks)
 //! are the states training rolled out, and nothing it learns is taken from the check.
 
-use std::sync::Arc;
-
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -20,10 +18,12 @@ use crate::automaton::grid::Grids;
 use crate::automaton::hard_run::HardRun;
 use crate::evaluate::loss::hard_errors;
 use crate::model::circuit::{Circuit, GateOrder};
-use crate::model::gates::{NUM_OPS, OPS};
+use crate::model::gates::OPS;
 use crate::model::network::Model;
 use crate::model::recipe::Recipe;
 use crate::tasks;
+
+mod ranking;
 
 /// What a search did.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -39,11 +39,11 @@ pub struct GateSearch {
     pub tried: usize,
 }
 
-/// How far a search goes: its passes over the gates, and the update layers, counted
-/// from the last, whose gates it may also rewire.
+/// How far a search goes: at most `budget` candidate circuits rolled out (0: no search),
+/// and the update layers, counted from the last, whose gates it may also rewire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SearchPlan {
-    pub passes: usize,
+    pub budget: usize,
     pub rewire_layers: usize,
 }
 
@@ -51,7 +51,7 @@ impl SearchPlan {
     /// The search a recipe asks for after its last epoch.
     pub fn of(recipe: &Recipe) -> Self {
         SearchPlan {
-            passes: recipe.gate_search,
+            budget: recipe.search_circuits,
             rewire_layers: recipe.rewire_layers,
         }
     }
@@ -64,21 +64,22 @@ struct Probe {
     steps: usize,
 }
 
-/// Goes over `model`'s gates from the outputs back at most `plan.passes` times, giving a
-/// gate the first other op that gets fewer target bits wrong at the task's step and at
-/// twice it (else, in the last `plan.rewire_layers` update layers, the first other wire
-/// that does), and stops once none are wrong or a pass changes nothing. None, and the
-/// model untouched, for no passes or a task whose rollouts start from random grids (see
-/// the module's docs). `progress` hears of each gate searched, as (pass, gates searched
-/// in it): a pass over a large circuit takes tens of seconds.
+/// Searches for single gate changes that get fewer target bits wrong at the task's step
+/// and at twice it, keeping each one found, until none are wrong, no change helps, or
+/// `plan.budget` circuits were rolled out. Each round ranks every gate's other ops by the
+/// change in error their gradient predicts ([`ranking`]) and tries those predicted to
+/// lower it, best first; then, in the last `plan.rewire_layers` update layers from the
+/// outputs back, each other wire of a gate; then the ops predicted not to help. A round
+/// ends at the first change that lowers the count. None, and the model untouched, for no
+/// budget or a task whose rollouts start from random grids (see the module's docs).
+/// `progress` hears of the circuits rolled out so far.
 pub fn search_gates(
     model: &mut Model,
     plan: SearchPlan,
-    mut progress: impl FnMut(usize, usize),
+    mut progress: impl FnMut(usize),
 ) -> Option<GateSearch> {
-    let passes = plan.passes;
     let c = &model.config;
-    if passes == 0 || !c.task.grows_image() {
+    if plan.budget == 0 || !c.task.grows_image() {
         return None;
     }
     // A growing task's start draws nothing from the generator.
@@ -89,97 +90,207 @@ pub fn search_gates(
         init,
         steps: c.steps,
     };
-    let mut run = HardRun::new(model, 1, (c.height, c.width));
-    let wrong_before = wrong_below(&mut run, model, &probe, u64::MAX).unwrap_or(u64::MAX);
-    let mut met = pairs_met(&mut run, &probe, model.gate_count());
-    let mut search = GateSearch {
-        wrong_before,
-        wrong_after: wrong_before,
-        changed: 0,
-        rewired: 0,
-        tried: 0,
-    };
-    let gates = model.gate_count();
+    let run = HardRun::new(model, 1, (c.height, c.width));
+    let (circuit, inputs) = Circuit::compile_with_inputs(model, GateOrder::SharedInputs);
+    let mut at = vec![usize::MAX; model.gate_count()];
+    for (index, gate) in circuit.gates.iter().enumerate() {
+        at[gate.param as usize] = index;
+    }
     let rewirable = rewirable_gates(model, plan.rewire_layers);
-    for pass in 0..passes {
-        let before = search.wrong_after;
-        for g in (0..gates).rev() {
-            progress(pass, gates - g);
-            if search.wrong_after == 0 {
-                return Some(search);
-            }
-            let better = if let Some(wrong) =
-                first_better_op(model, &mut run, &probe, (g, met[g]), &mut search)
-            {
-                search.changed += 1;
-                Some(wrong)
-            } else if g >= rewirable.start {
-                let wrong = first_better_wire(model, &mut run, &probe, g, &mut search);
-                search.rewired += usize::from(wrong.is_some());
-                wrong
-            } else {
-                None
-            };
-            if let Some(wrong) = better {
-                search.wrong_after = wrong;
-                met = pairs_met(&mut run, &probe, model.gate_count());
-            }
-        }
-        if search.wrong_after == before {
-            break;
-        }
-    }
-    Some(search)
+    let mut searcher = Searcher {
+        model,
+        run,
+        probe,
+        rows: Rows { at, inputs },
+        budget: plan.budget,
+        search: GateSearch {
+            wrong_before: 0,
+            wrong_after: 0,
+            changed: 0,
+            rewired: 0,
+            tried: 0,
+        },
+    };
+    let wrong = searcher.wrong_below(u64::MAX).unwrap_or(u64::MAX);
+    (searcher.search.wrong_before, searcher.search.wrong_after) = (wrong, wrong);
+    searcher.rounds(rewirable, &mut progress);
+    Some(searcher.search)
 }
 
-/// The input pairs each gate meets in the rollout the search scores, a bit per pair (see
-/// [`HardRun::pairs_met`]).
-fn pairs_met(run: &mut HardRun, probe: &Probe, gates: usize) -> Vec<u8> {
-    let mut met = vec![0; gates];
-    run.set_state(&probe.init);
-    for t in 0..2 * probe.steps {
-        run.step(None, t);
-        run.pairs_met(&mut met);
-    }
-    met
+/// Where the search finds each update gate in the run's circuit (`at[gate]`) and the
+/// rows each update layer's inputs sit at (`inputs[layer][input]`).
+struct Rows {
+    at: Vec<usize>,
+    inputs: Vec<Vec<u32>>,
 }
 
-/// Tries each other op of gate `g`, keeping the first with fewer wrong bits than the
-/// search has; returns its wrong bits, or none and the gate as it was. Ops that agree on
-/// every input pair the gate meets (`met`) run the same rollout, so one op of each such
-/// class is rolled out, and none of the current op's class: the gate's outputs, hence the
-/// whole rollout, would be the same.
-fn first_better_op(
-    model: &mut Model,
-    run: &mut HardRun,
-    probe: &Probe,
-    (g, met): (usize, u8),
-    search: &mut GateSearch,
-) -> Option<u64> {
-    let kept = model.logits[g];
-    let op = model.hard_op(g);
-    let top = kept.iter().copied().fold(f32::MIN, f32::max);
-    let on_met = |op: usize| OPS[op].truth_bits() & met;
-    let mut rolled = 1u16 << on_met(op);
-    for other in 0..NUM_OPS {
-        if rolled & 1 << on_met(other) != 0 {
-            continue;
-        }
-        model.logits[g] = kept;
-        model.logits[g][other] = top + 1.0;
-        if model.hard_op(g) != other {
-            continue;
-        }
-        rolled |= 1 << on_met(other);
-        run.set_op(model, g);
-        search.tried += 1;
-        if let Some(wrong) = wrong_below(run, model, probe, search.wrong_after) {
-            return Some(wrong);
+/// What one candidate change came to.
+enum Tried {
+    /// The op is not one the gate's parameters can be set to take alone.
+    Unreachable,
+    /// Rolled out, no better, undone.
+    NoBetter,
+    /// Rolled out with fewer bits wrong, and kept.
+    Better,
+}
+
+struct Searcher<'m> {
+    model: &'m mut Model,
+    run: HardRun,
+    probe: Probe,
+    rows: Rows,
+    budget: usize,
+    search: GateSearch,
+}
+
+impl Searcher<'_> {
+    fn done(&self) -> bool {
+        self.search.wrong_after == 0 || self.search.tried >= self.budget
+    }
+
+    /// Rounds of candidate changes, each ending at the first that lowers the count.
+    fn rounds(&mut self, rewirable: std::ops::Range<usize>, progress: &mut impl FnMut(usize)) {
+        while !self.done() {
+            let met = self.pairs_met();
+            let grads = ranking::coefficient_gradients(self.model, &self.probe);
+            let ranked = ranking::ranked_ops(self.model, &grads);
+            let helping = ranked.partition_point(|&(change, _, _)| change < 0.0);
+            let (helping, others) = ranked.split_at(helping);
+            let better = self.first_better_ranked_op(helping, &met, progress)
+                || rewirable
+                    .clone()
+                    .rev()
+                    .any(|g| !self.done() && self.first_better_wire(g, progress))
+                || self.first_better_ranked_op(others, &met, progress);
+            if !better {
+                return;
+            }
         }
     }
-    model.logits[g] = kept;
-    run.set_op(model, g);
-    None
+
+    /// Tries the (predicted change, gate, op) candidates in order, keeping the first with
+    /// fewer wrong bits than the search has. Ops that agree on every input pair a gate
+    /// meets (`met`) run the same rollout, so one op of each such class is rolled out, and
+    /// none of the current op's class: the gate's outputs, hence the whole rollout, would
+    /// be the same.
+    fn first_better_ranked_op(
+        &mut self,
+        candidates: &[(f64, usize, usize)],
+        met: &[u8],
+        progress: &mut impl FnMut(usize),
+    ) -> bool {
+        let on_met = |op: usize, g: usize| OPS[op].truth_bits() & met[g];
+        let mut rolled: Vec<u16> = (0..met.len())
+            .map(|g| 1 << on_met(self.model.hard_op(g), g))
+            .collect();
+        for &(_, g, op) in candidates {
+            if self.done() {
+                return false;
+            }
+            let class = 1 << on_met(op, g);
+            if rolled[g] & class != 0 {
+                continue;
+            }
+            progress(self.search.tried);
+            match self.try_op(g, op) {
+                Tried::Unreachable => {}
+                Tried::NoBetter => rolled[g] |= class,
+                Tried::Better => return true,
+            }
+        }
+        false
+    }
+
+    /// The input pairs each gate meets in the rollout the search scores, a bit per pair
+    /// (see [`HardRun::pairs_met`]).
+    fn pairs_met(&mut self) -> Vec<u8> {
+        let mut met = vec![0; self.model.gate_count()];
+        self.run.set_state(&self.probe.init);
+        for t in 0..2 * self.probe.steps {
+            self.run.step(None, t);
+            self.run.pairs_met(&mut met);
+        }
+        met
+    }
+
+    /// Gives gate `g` op `op`, rolls it out, and keeps it if fewer bits are wrong.
+    fn try_op(&mut self, g: usize, op: usize) -> Tried {
+        let kept = self.model.logits[g];
+        let top = kept.iter().copied().fold(f32::MIN, f32::max);
+        self.model.logits[g][op] = top + 1.0;
+        if self.model.hard_op(g) != op {
+            self.model.logits[g] = kept;
+            return Tried::Unreachable;
+        }
+        self.run.set_op(self.model, g);
+        self.search.tried += 1;
+        if let Some(wrong) = self.wrong_below(self.search.wrong_after) {
+            self.search.wrong_after = wrong;
+            self.search.changed += 1;
+            return Tried::Better;
+        }
+        self.model.logits[g] = kept;
+        self.run.set_op(self.model, g);
+        Tried::NoBetter
+    }
+
+    /// Tries moving each input of gate `g` that its op reads to each other output of the
+    /// layer before, keeping the first move with fewer wrong bits than the search has;
+    /// the circuit is patched in place. A move onto the gate's other input is not tried
+    /// (the gate would read one row twice).
+    fn first_better_wire(&mut self, g: usize, progress: &mut impl FnMut(usize)) -> bool {
+        let model = &mut *self.model;
+        let l = model
+            .update
+            .iter()
+            .rposition(|layer| layer.first_gate <= g)
+            .expect("a rewirable gate is an update gate");
+        let i = g - model.update[l].first_gate;
+        let op = &OPS[model.hard_op(g)];
+        let wires = &model.update[l].wires;
+        let kept = (wires.a[i], wires.b[i]);
+        let rows = &self.rows.inputs[l];
+        let index = self.rows.at[g];
+        let inputs = [(op.depends_on_a(), true), (op.depends_on_b(), false)];
+        for (read, is_a) in inputs {
+            if !read {
+                continue;
+            }
+            for source in 0..rows.len() as u32 {
+                if source == kept.0 || source == kept.1 || self.done() {
+                    continue;
+                }
+                progress(self.search.tried);
+                let (a, b) = if is_a {
+                    (source, kept.1)
+                } else {
+                    (kept.0, source)
+                };
+                self.run.rewire(index, (rows[a as usize], rows[b as usize]));
+                self.search.tried += 1;
+                if let Some(wrong) = wrong_below(
+                    &mut self.run,
+                    self.model,
+                    &self.probe,
+                    self.search.wrong_after,
+                ) {
+                    let wires = &mut self.model.update[l].wires;
+                    (wires.a[i], wires.b[i]) = (a, b);
+                    self.search.wrong_after = wrong;
+                    self.search.rewired += 1;
+                    return true;
+                }
+            }
+        }
+        let rows = &self.rows.inputs[l];
+        self.run
+            .rewire(index, (rows[kept.0 as usize], rows[kept.1 as usize]));
+        false
+    }
+
+    fn wrong_below(&mut self, limit: u64) -> Option<u64> {
+        wrong_below(&mut self.run, self.model, &self.probe, limit)
+    }
 }
 
 /// The gates of the last `layers` update layers (the last layers' gates come last).
@@ -190,64 +301,6 @@ fn rewirable_gates(model: &Model, layers: usize) -> std::ops::Range<usize> {
         Some(layer) if layers > 0 => layer.first_gate..gates,
         _ => gates..gates,
     }
-}
-
-/// Tries moving each input of gate `g` that its op reads to each other output of the
-/// layer before, keeping the first move with fewer wrong bits than the search has;
-/// returns its wrong bits, or none and the gate's wires as they were. A move onto the
-/// gate's other input is not tried (the gate would read one row twice).
-fn first_better_wire(
-    model: &mut Model,
-    run: &mut HardRun,
-    probe: &Probe,
-    g: usize,
-    search: &mut GateSearch,
-) -> Option<u64> {
-    let l = model
-        .update
-        .iter()
-        .rposition(|layer| layer.first_gate <= g)
-        .expect("a rewirable gate is an update gate");
-    let i = g - model.update[l].first_gate;
-    let sources = match l {
-        0 => model.config.update_inputs(),
-        _ => model.update[l - 1].width(),
-    };
-    let op = &OPS[model.hard_op(g)];
-    let wires = &model.update[l].wires;
-    let kept = (wires.a[i], wires.b[i]);
-    let inputs = [(op.depends_on_a(), true), (op.depends_on_b(), false)];
-    let recompile = |model: &Model, run: &mut HardRun| {
-        run.set_circuit(Arc::new(Circuit::compile_in(
-            model,
-            GateOrder::SharedInputs,
-        )));
-    };
-    for (read, is_a) in inputs {
-        if !read {
-            continue;
-        }
-        for source in 0..sources as u32 {
-            if source == kept.0 || source == kept.1 {
-                continue;
-            }
-            let wires = &mut model.update[l].wires;
-            (wires.a[i], wires.b[i]) = if is_a {
-                (source, kept.1)
-            } else {
-                (kept.0, source)
-            };
-            recompile(model, run);
-            search.tried += 1;
-            if let Some(wrong) = wrong_below(run, model, probe, search.wrong_after) {
-                return Some(wrong);
-            }
-        }
-    }
-    let wires = &mut model.update[l].wires;
-    (wires.a[i], wires.b[i]) = kept;
-    recompile(model, run);
-    None
 }
 
 /// The wrong target bits of `model`'s hard rollout at the task's step and at twice it,
@@ -276,13 +329,14 @@ mod tests {
 
     use super::*;
     use crate::evaluate::fresh::fresh_check;
+    use crate::model::gates::NUM_OPS;
     use crate::model::task::TaskKind;
     use crate::tasks::preset;
 
-    /// A search of `passes` passes over the gates' ops alone.
-    fn ops_only(passes: usize) -> SearchPlan {
+    /// A search of the gates' ops alone, of at most `budget` circuits.
+    fn ops_only(budget: usize) -> SearchPlan {
         SearchPlan {
-            passes,
+            budget,
             rewire_layers: 0,
         }
     }
@@ -300,18 +354,18 @@ mod tests {
     }
 
     /// The bits the search counts are those the exact check counts, before and after;
-    /// every change it keeps lowers them, and a pass of changes finds some on a fresh
-    /// model of the reduced lizard.
+    /// every change it keeps lowers them, and a few hundred circuits find some on a fresh
+    /// model of the reduced lizard, within the budget.
     #[test]
     fn the_search_lowers_the_wrong_bits_that_the_check_counts() {
         let mut model = fresh(TaskKind::Lizard);
         let before = wrong(&model);
-        let search = search_gates(&mut model, ops_only(1), |_, _| {}).expect("the lizard grows");
+        let search = search_gates(&mut model, ops_only(300), |_| {}).expect("the lizard grows");
         assert_eq!(search.wrong_before, before);
         assert_eq!(search.wrong_after, wrong(&model));
         assert!(search.changed > 0, "{search:?}");
         assert!(search.wrong_after < before, "{search:?}");
-        assert!(search.tried >= search.changed);
+        assert!(search.tried >= search.changed && search.tried <= 300);
     }
 
     /// A wire of the last layer moved so that more bits are wrong, in a model whose ops
@@ -322,7 +376,7 @@ mod tests {
     #[test]
     fn rewiring_undoes_a_wire_moved_wrong() {
         let mut model = fresh(TaskKind::Lizard);
-        search_gates(&mut model, ops_only(20), |_, _| {}).unwrap();
+        search_gates(&mut model, ops_only(usize::MAX), |_| {}).unwrap();
         let settled = wrong(&model);
         let last = model.update.len() - 1;
         let width = model.update[last].width();
@@ -342,13 +396,13 @@ mod tests {
         let moved = found.expect("some move makes it worse");
         let worse = wrong(&moved);
         let mut by_ops = moved.clone();
-        let ops = search_gates(&mut by_ops, ops_only(3), |_, _| {}).unwrap();
+        let ops = search_gates(&mut by_ops, ops_only(usize::MAX), |_| {}).unwrap();
         let mut rewired = moved.clone();
         let plan = SearchPlan {
-            passes: 3,
+            budget: usize::MAX,
             rewire_layers: 1,
         };
-        let search = search_gates(&mut rewired, plan, |_, _| {}).unwrap();
+        let search = search_gates(&mut rewired, plan, |_| {}).unwrap();
         assert_eq!((ops.wrong_before, search.wrong_before), (worse, worse));
         assert!(search.rewired > 0, "{search:?}");
         assert!(search.wrong_after < ops.wrong_after, "{search:?} {ops:?}");
@@ -360,26 +414,53 @@ mod tests {
         assert!(w.a.iter().zip(&w.b).all(|(a, b)| a != b));
     }
 
+    /// A model whose ops no single change improves, with one op of its last layer
+    /// changed so that more bits are wrong: the first candidate the gradient ranks puts
+    /// it back (the passes over the gates from the outputs back that this search
+    /// replaced tried thousands of circuits first on the coloured G's like misses).
+    #[test]
+    fn the_first_ranked_candidate_undoes_an_op_changed_wrong() {
+        let mut model = fresh(TaskKind::Lizard);
+        search_gates(&mut model, ops_only(usize::MAX), |_| {}).unwrap();
+        let settled = wrong(&model);
+        let last = model.update.len() - 1;
+        let first = model.update[last].first_gate;
+        let (g, broken) = (first..model.gate_count())
+            .flat_map(|g| (0..NUM_OPS).map(move |op| (g, op)))
+            .find_map(|(g, op)| {
+                let mut broken = model.clone();
+                broken.logits[g][op] =
+                    broken.logits[g].iter().copied().fold(f32::MIN, f32::max) + 1.0;
+                (wrong(&broken) > settled).then_some((g, broken))
+            })
+            .expect("some op makes it worse");
+        let mut searched = broken.clone();
+        let search = search_gates(&mut searched, ops_only(1), |_| {}).unwrap();
+        assert_eq!(search.tried, 1, "{search:?}");
+        assert_eq!(search.wrong_after, settled, "{search:?}");
+        assert_eq!(searched.hard_op(g), model.hard_op(g));
+    }
+
     /// The search is deterministic: the same model searched twice gives the same gates.
     #[test]
     fn the_search_is_deterministic() {
         let (mut a, mut b) = (fresh(TaskKind::Lizard), fresh(TaskKind::Lizard));
         assert_eq!(
-            search_gates(&mut a, ops_only(1), |_, _| {}),
-            search_gates(&mut b, ops_only(1), |_, _| {})
+            search_gates(&mut a, ops_only(300), |_| {}),
+            search_gates(&mut b, ops_only(300), |_| {})
         );
         assert_eq!(a, b);
     }
 
-    /// No passes, or a task whose rollouts start from random grids: no search, and the
+    /// No budget, or a task whose rollouts start from random grids: no search, and the
     /// model as it was.
     #[test]
-    fn no_search_without_passes_or_a_fixed_start() {
-        for (task, passes) in [(TaskKind::Lizard, 0), (TaskKind::Checkerboard, 1)] {
+    fn no_search_without_a_budget_or_a_fixed_start() {
+        for (task, budget) in [(TaskKind::Lizard, 0), (TaskKind::Checkerboard, 100)] {
             let mut model = fresh(task);
             let before = model.clone();
             assert_eq!(
-                search_gates(&mut model, ops_only(passes), |_, _| {}),
+                search_gates(&mut model, ops_only(budget), |_| {}),
                 None,
                 "{task:?}"
             );

@@ -40,15 +40,8 @@ impl End<'_> {
         let mut model = self.trainer.kept_model(self.keep);
         let searched = Instant::now();
         let plan = SearchPlan::of(&self.trainer.settings().recipe);
-        let passes = plan.passes;
-        let bar = search_bar(model.gate_count());
-        let search = search_gates(&mut model, plan, |pass, gates| {
-            bar.set_message(format!(
-                "gate search, pass {} of at most {passes}",
-                pass + 1
-            ));
-            bar.set_position(gates as u64);
-        });
+        let bar = search_bar(plan.budget);
+        let search = search_gates(&mut model, plan, |tried| bar.set_position(tried as u64));
         bar.finish_and_clear();
         let search_s = searched.elapsed().as_secs_f64();
         self.save_model_and_artefacts(&model)?;
