@@ -3,9 +3,12 @@
 //! circuit one or two wrong bits from a growing target often needs one gate to compute
 //! another of its 16 functions, which no soft step takes it to (the soft/hard gap).
 //!
-//! Where no op of a gate lowers the count, the search can also try the gate's other
-//! wires in the last update layers (`rewire_layers`): one input moved to another output
-//! of the layer before, which changes the gate's output only where the two rows differ.
+//! The candidates are many (16 ops for each of thousands of gates), each a whole rollout,
+//! so the search tries first the ops that a gradient through the hard circuit says lower
+//! the count ([`ranking`]), and stops at a budget of rollouts. It can also try the gates'
+//! other wires in the last update layers (`rewire_layers`): one input moved to another
+//! output of the layer before, which changes the gate's output only where the two rows
+//! differ.
 //!
 //! Only the growing tasks qualify: every rollout starts from one fixed state, so the
 //! states the search scores (the task's step and twice it, where the exact check looks)
