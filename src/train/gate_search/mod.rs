@@ -242,7 +242,7 @@ impl Searcher<'_> {
     /// the circuit is patched in place. A move onto the gate's other input is not tried
     /// (the gate would read one row twice).
     fn first_better_wire(&mut self, g: usize, progress: &mut impl FnMut(usize)) -> bool {
-        let model = &mut *self.model;
+        let model = &*self.model;
         let l = model
             .update
             .iter()
@@ -285,7 +285,6 @@ impl Searcher<'_> {
                 }
             }
         }
-        let rows = &self.rows.inputs[l];
         self.run
             .rewire(index, (rows[kept.0 as usize], rows[kept.1 as usize]));
         false
@@ -356,6 +355,15 @@ mod tests {
         Model::new(config, &mut ChaCha8Rng::seed_from_u64(3)).unwrap()
     }
 
+    /// A fresh reduced lizard searched until no single op lowers its wrong bits, those
+    /// bits, and its last update layer.
+    fn settled_lizard() -> (Model, u64, usize) {
+        let mut model = fresh(TaskKind::Lizard);
+        search_gates(&mut model, ops_only(usize::MAX), |_| {}).unwrap();
+        let (settled, last) = (wrong(&model), model.update.len() - 1);
+        (model, settled, last)
+    }
+
     /// The bits the search counts are those the exact check counts, before and after;
     /// every change it keeps lowers them, and a few hundred circuits find some on a fresh
     /// model of the reduced lizard, within the budget.
@@ -378,10 +386,7 @@ mod tests {
     /// twice.
     #[test]
     fn rewiring_undoes_a_wire_moved_wrong() {
-        let mut model = fresh(TaskKind::Lizard);
-        search_gates(&mut model, ops_only(usize::MAX), |_| {}).unwrap();
-        let settled = wrong(&model);
-        let last = model.update.len() - 1;
+        let (model, settled, last) = settled_lizard();
         let width = model.update[last].width();
         let sources = model.update[last - 1].width() as u32;
         let mut found = None;
@@ -423,10 +428,7 @@ mod tests {
     /// replaced tried thousands of circuits first on the coloured G's like misses).
     #[test]
     fn the_first_ranked_candidate_undoes_an_op_changed_wrong() {
-        let mut model = fresh(TaskKind::Lizard);
-        search_gates(&mut model, ops_only(usize::MAX), |_| {}).unwrap();
-        let settled = wrong(&model);
-        let last = model.update.len() - 1;
+        let (model, settled, last) = settled_lizard();
         let first = model.update[last].first_gate;
         let (g, broken) = (first..model.gate_count())
             .flat_map(|g| (0..NUM_OPS).map(move |op| (g, op)))
