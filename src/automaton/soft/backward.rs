@@ -5,7 +5,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::automaton::masks::FireMasks;
-use crate::automaton::soft::{every_row, ActivationMemory, SoftRollout, Workspace};
+use crate::automaton::soft::{every_row, ActivationMemory, BackwardTap, SoftRollout, Workspace};
 use crate::automaton::soft_tiles::{
     gather_patch, scatter_patch_grads, seed_output_grads, split_runs, sum_in_tile_order,
 };
@@ -13,6 +13,14 @@ use crate::kernels::soft::{self as kernel, TILE};
 use crate::kernels::table;
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
+
+/// What every step of one backward pass shares: the gates' coefficients, the fire masks
+/// and the tap.
+type Pass<'a> = (
+    &'a [[f32; 4]],
+    Option<&'a FireMasks>,
+    Option<&'a dyn BackwardTap>,
+);
 
 /// One run of tiles' windows of the backward buffers.
 struct RunGrads<'a> {
@@ -36,6 +44,18 @@ impl SoftRollout {
         loss_grads: &[Vec<f32>],
         masks: Option<&FireMasks>,
         coef_grads: &mut [[f64; 4]],
+    ) {
+        self.backward_tapped(circuit, (coefs, masks), loss_grads, coef_grads, None);
+    }
+
+    /// [`backward`](Self::backward), showing `tap` every (step, tile) on the way.
+    pub fn backward_tapped(
+        &mut self,
+        circuit: &Circuit,
+        (coefs, masks): (&[[f32; 4]], Option<&FireMasks>),
+        loss_grads: &[Vec<f32>],
+        coef_grads: &mut [[f64; 4]],
+        tap: Option<&dyn BackwardTap>,
     ) {
         assert!(
             self.memory != ActivationMemory::ForwardOnly,
@@ -70,7 +90,7 @@ impl SoftRollout {
                     state,
                     next,
                 };
-                self.backward_run(circuit, coefs, loss_grads, masks, run, grads);
+                self.backward_run(circuit, (coefs, masks, tap), loss_grads, run, grads);
             });
         sum_in_tile_order(&tile_coef_grads, coef_grads);
         self.tile_coef_grads = tile_coef_grads;
@@ -83,12 +103,12 @@ impl SoftRollout {
     fn backward_run(
         &self,
         circuit: &Circuit,
-        coefs: &[[f32; 4]],
+        pass: Pass,
         loss_grads: &[Vec<f32>],
-        masks: Option<&FireMasks>,
         run: &Range<usize>,
         grads: RunGrads,
     ) {
+        let masks = pass.1;
         let RunGrads {
             patch,
             coef,
@@ -99,7 +119,7 @@ impl SoftRollout {
         let window = run.start * tile_len..run.end * tile_len;
         next.copy_from_slice(&loss_grads[0][window.clone()]);
         for t in (0..self.steps).rev() {
-            self.backward_step(circuit, coefs, masks, (t, run.start), next, patch, coef);
+            self.backward_step(circuit, pass, (t, run.start), next, patch, coef);
             if t == 0 {
                 break;
             }
@@ -124,12 +144,10 @@ impl SoftRollout {
 
     /// Back through step `t` on the window of tiles `first..`: each tile's patch
     /// gradient into `patch_grads`, its coefficient gradients added to `coef_grads`.
-    #[allow(clippy::too_many_arguments)]
     fn backward_step(
         &self,
         circuit: &Circuit,
-        coefs: &[[f32; 4]],
-        masks: Option<&FireMasks>,
+        (coefs, masks, tap): Pass,
         (t, first): (usize, usize),
         next_grads: &[f32],
         patch_grads: &mut [f32],
@@ -165,6 +183,9 @@ impl SoftRollout {
                     grads,
                 );
                 kernel::backward(&self.plans.backward, coefs, acts, grads, tile_coef_grads);
+                if let Some(tap) = tap {
+                    tap.tile((t, tile), acts, grads, &self.plans.backward);
+                }
                 patch_grads.copy_from_slice(&grads[..patch_len]);
             });
     }

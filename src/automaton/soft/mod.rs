@@ -103,13 +103,27 @@ pub struct RolloutPlans {
 
 impl RolloutPlans {
     pub fn of(circuit: &Circuit) -> Self {
+        Self::keeping(circuit, usize::MAX)
+    }
+
+    /// [`RolloutPlans::of`], with backward keeping the gradients of rows `kept_from..`
+    /// for a [`BackwardTap`] ([`BackwardPlan::keeping`]).
+    pub fn keeping(circuit: &Circuit, kept_from: usize) -> Self {
         let outputs = || (0..circuit.channels).map(|c| circuit.output_row(c));
         let (gates, input_rows) = (&circuit.gates, circuit.input_rows);
         RolloutPlans {
             new_state: ForwardPlan::kept_only(gates, input_rows, outputs()),
-            backward: BackwardPlan::new(gates, input_rows, outputs()),
+            backward: BackwardPlan::keeping(gates, input_rows, outputs(), kept_from),
         }
     }
+}
+
+/// Sees every (step, tile) of a backward pass once that tile's gates are through: its
+/// activations (`rows x TILE`, every row) and its gradient table, where the rows that
+/// the rollout's plans keep ([`RolloutPlans::keeping`]) hold their gradients
+/// (`plan.kept_slot`). Called from the pool's threads, a tile's steps in reverse order.
+pub trait BackwardTap: Sync {
+    fn tile(&self, step_tile: (usize, usize), acts: &[f32], grads: &[f32], plan: &BackwardPlan);
 }
 
 /// Every row of `circuit` its own: the activations backward reads.

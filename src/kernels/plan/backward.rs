@@ -116,6 +116,19 @@ impl BackwardPlan {
         input_rows: usize,
         seeded: impl IntoIterator<Item = usize>,
     ) -> Self {
+        Self::keeping(gates, input_rows, seeded, usize::MAX)
+    }
+
+    /// [`BackwardPlan::new`], except that the slots of rows `kept_from..` are never
+    /// reused: after a backward pass they hold those rows' whole gradients
+    /// ([`kept_slot`](Self::kept_slot)), for a caller that wants more than the
+    /// coefficients' (at the cost of a slot per kept row).
+    pub fn keeping(
+        gates: &[GateRef],
+        input_rows: usize,
+        seeded: impl IntoIterator<Item = usize>,
+        kept_from: usize,
+    ) -> Self {
         const NONE: u32 = u32::MAX;
         let mut touched = vec![false; input_rows + gates.len()];
         let mut slots: Vec<u32> = (0..input_rows as u32).collect();
@@ -146,7 +159,9 @@ impl BackwardPlan {
             }
             steps.push(BackwardStep::of(gate, &slots, slots[row], flags));
             // Free only now, so that the gate's own slot differs from its inputs'.
-            alloc.free.push(slots[row]);
+            if row < kept_from {
+                alloc.free.push(slots[row]);
+            }
         }
         let unread_inputs = (0..input_rows).filter(|&r| !touched[r]).collect();
         let rows_read = steps.iter().map(|s| s.a.max(s.b) as usize + 1).max();
@@ -171,6 +186,14 @@ impl BackwardPlan {
     /// row, a shared slot for a gate's (valid from its first reader to its gate).
     pub fn gradient_slot(&self, row: usize) -> usize {
         self.slots[row] as usize
+    }
+
+    /// Where a row kept by [`keeping`](Self::keeping) holds its gradient after a
+    /// backward pass; `None` for a row that nothing the seeded rows depend on reads (its
+    /// gradient is zero).
+    pub fn kept_slot(&self, row: usize) -> Option<usize> {
+        let slot = self.slots[row];
+        (slot != u32::MAX).then_some(slot as usize)
     }
 
     /// The gates backward runs, in order. Every slot they name is below
@@ -217,5 +240,25 @@ mod tests {
         assert_eq!(slots, vec![(3, 4, 1), (4, 0, 0)]);
         assert_eq!(plan.gradient_rows(), 5);
         assert_eq!(plan.unread_inputs, vec![2]);
+    }
+
+    /// Kept rows never give up their slots: in a chain where each row's slot would
+    /// serve the next, keeping the last two rows gives each its own, apart from every
+    /// other row's; a row no seeded row depends on has none.
+    #[test]
+    fn kept_rows_keep_their_slots() {
+        let gate = |a, b| GateRef { a, b, param: 0 };
+        // Inputs 0..2; rows 2 (reads 0, 1), 3 (reads 2, 2), 4 (reads 3, 0), 5 (reads 1, 1,
+        // nothing reads it), 6 (reads 4, 4); output row 6.
+        let gates = [gate(0, 1), gate(2, 2), gate(3, 0), gate(1, 1), gate(4, 4)];
+        let reused = BackwardPlan::new(&gates, 2, [6]);
+        assert!(reused.gradient_rows() < 2 + 4, "a chain reuses its slots");
+        let plan = BackwardPlan::keeping(&gates, 2, [6], 4);
+        let kept: Vec<_> = [4, 6].map(|r| plan.kept_slot(r).unwrap()).to_vec();
+        assert_ne!(kept[0], kept[1]);
+        for r in [2, 3] {
+            assert!(!kept.contains(&plan.gradient_slot(r)), "row {r}");
+        }
+        assert_eq!(plan.kept_slot(5), None);
     }
 }
