@@ -4,6 +4,7 @@
 //! can check that every level gives the same numbers.
 
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
 
 /// The instruction sets the kernels are compiled for, widest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -37,8 +38,14 @@ static ACTIVE: AtomicU8 = AtomicU8::new(0);
 impl SimdLevel {
     pub const ALL: [SimdLevel; 3] = [SimdLevel::Avx512, SimdLevel::Avx2, SimdLevel::Baseline];
 
-    /// The widest level this CPU runs.
+    /// The widest level this CPU runs. Every kernel call asserts it, so it is found once
+    /// (the five feature checks showed in profiles of the gate search).
     pub fn detect() -> Self {
+        static WIDEST: OnceLock<SimdLevel> = OnceLock::new();
+        *WIDEST.get_or_init(Self::probe)
+    }
+
+    fn probe() -> Self {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::is_x86_feature_detected as has;
