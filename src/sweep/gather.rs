@@ -141,6 +141,7 @@ mod tests {
             fresh_accuracy: None,
             exact: false,
             wall_s: seed as f64,
+            search_s: None,
             error: None,
             search: None,
         }

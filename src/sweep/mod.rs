@@ -70,6 +70,8 @@ pub struct Outcome {
     /// Whether the kept model is exact: every bit of the fresh check right. A run's success.
     pub exact: bool,
     pub wall_s: f64,
+    /// Of `wall_s`, the seconds the gate search took, when it ran.
+    pub search_s: Option<f64>,
     /// Why the run stopped early, if it failed.
     pub error: Option<String>,
     /// What the recipe's gate search did to the kept model, when it ran.
@@ -99,7 +101,9 @@ pub fn run(
     });
     let mut kept = trainer.kept_model(Keep::Best);
     let plan = SearchPlan::of(&trainer.settings().recipe);
+    let searching = Instant::now();
     let search = search_gates(&mut kept, plan, |_| {});
+    let search_s = search.map(|_| searching.elapsed().as_secs_f64());
     let fresh = trainer.best().map(|_| fresh_check(&kept));
     let outcome = Outcome {
         setting: 0,
@@ -111,6 +115,7 @@ pub fn run(
         fresh_accuracy: fresh.as_ref().map(|f| f.accuracy),
         exact: fresh.is_some_and(|f| f.exact()),
         wall_s: start.elapsed().as_secs_f64(),
+        search_s,
         error: error.map(|e| e.to_string()),
         search,
     };
@@ -190,6 +195,7 @@ mod tests {
             fresh_accuracy: solved_at.map(|_| 1.0),
             exact: solved_at.is_some(),
             wall_s: 1.0,
+            search_s: None,
             error: None,
             search: None,
         };

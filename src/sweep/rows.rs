@@ -54,6 +54,9 @@ pub struct LastMetrics {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Provenance {
     pub wall_s: f64,
+    /// Of `wall_s`, the gate search's seconds, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_s: Option<f64>,
     pub host: String,
     pub simd: String,
     pub threads: usize,
@@ -87,6 +90,7 @@ impl Row {
             },
             provenance: Provenance {
                 wall_s: outcome.wall_s,
+                search_s: outcome.search_s,
                 host,
                 simd: crate::kernels::simd::SimdLevel::active().name().to_string(),
                 threads,
@@ -112,6 +116,7 @@ impl Row {
             fresh_accuracy: r.fresh_accuracy,
             exact: r.exact,
             wall_s: self.provenance.wall_s,
+            search_s: self.provenance.search_s,
             error: r.error.clone(),
             search: r.search,
         }
@@ -183,6 +188,7 @@ mod tests {
             fresh_accuracy: Some(0.25),
             exact: false,
             wall_s: 1.5,
+            search_s: Some(0.5),
             error: None,
             search: Some(GateSearch {
                 wrong_before: 3,
@@ -216,6 +222,7 @@ mod tests {
         let m = manifest();
         let unsearched = Outcome {
             search: None,
+            search_s: None,
             ..outcome(0.5)
         };
         let path = m.row_path(dir.path(), 0, 4);
