@@ -120,6 +120,17 @@ impl Model {
     pub fn update_gate(&self, l: usize, g: usize) -> usize {
         self.update[l].first_gate + g
     }
+
+    /// The update layer that logits index `gate` is in, and its place there; `None` for
+    /// a perception gate.
+    pub fn update_place(&self, gate: usize) -> Option<(usize, usize)> {
+        let l = self
+            .update
+            .iter()
+            .rposition(|layer| layer.first_gate <= gate)?;
+        let i = gate - self.update[l].first_gate;
+        (i < self.update[l].width()).then_some((l, i))
+    }
 }
 
 #[cfg(test)]

@@ -272,8 +272,9 @@ pub static KNOBS: &[Knob] = &[
         key: "rewire-layers",
         value_name: "LAYERS",
         help: "In the last LAYERS update layers, the gate search also tries moving an input \
-               of a gate to another output of the layer before, after the ops its gradient \
-               ranks as helping; needs --search-circuits [default: the recipe's, 0]",
+               of a gate to another output of the layer before, ranked with the ops by the \
+               change their gradient predicts; needs --search-circuits [default: the \
+               recipe's, 0]",
         target: Target::Count(|_, s| &mut s.recipe.rewire_layers),
     },
 ];

@@ -21,12 +21,15 @@ use crate::automaton::grid::Grids;
 use crate::automaton::hard_run::HardRun;
 use crate::evaluate::loss::hard_errors;
 use crate::model::circuit::{Circuit, GateOrder};
+use crate::model::config::ModelConfig;
 use crate::model::gates::OPS;
 use crate::model::network::Model;
 use crate::model::recipe::Recipe;
 use crate::tasks;
 
 mod ranking;
+
+use ranking::{Candidate, Change};
 
 /// What a search did.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -67,6 +70,20 @@ struct Probe {
     steps: usize,
 }
 
+impl Probe {
+    /// A growing task's.
+    fn of(c: &ModelConfig) -> Self {
+        // A growing task's start draws nothing from the generator.
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let init = tasks::eval_init(c.task, 1, c.height, c.width, c.channels, &mut rng);
+        Probe {
+            target: tasks::target(c, &init, c.steps),
+            init,
+            steps: c.steps,
+        }
+    }
+}
+
 /// Searches for single gate changes that get fewer target bits wrong at the task's step
 /// and at twice it, keeping each one found, until none are wrong, no change helps, or
 /// `plan.budget` circuits were rolled out. Each round ranks every gate's other ops by the
@@ -85,20 +102,10 @@ pub fn search_gates(
     if plan.budget == 0 || !c.task.grows_image() {
         return None;
     }
-    // A growing task's start draws nothing from the generator.
-    let mut rng = ChaCha8Rng::seed_from_u64(0);
-    let init = tasks::eval_init(c.task, 1, c.height, c.width, c.channels, &mut rng);
-    let probe = Probe {
-        target: tasks::target(c, &init, c.steps),
-        init,
-        steps: c.steps,
-    };
+    let probe = Probe::of(c);
     let run = HardRun::new(model, 1, (c.height, c.width));
     let (circuit, inputs) = Circuit::compile_with_inputs(model, GateOrder::SharedInputs);
-    let mut at = vec![usize::MAX; model.gate_count()];
-    for (index, gate) in circuit.gates.iter().enumerate() {
-        at[gate.param as usize] = index;
-    }
+    let at = circuit_index_of_gates(model, &circuit);
     let rewirable = rewirable_gates(model, plan.rewire_layers);
     let mut searcher = Searcher {
         model,
@@ -118,6 +125,15 @@ pub fn search_gates(
     (searcher.search.wrong_before, searcher.search.wrong_after) = (wrong, wrong);
     searcher.rounds(rewirable, &mut progress);
     Some(searcher.search)
+}
+
+/// Where each gate of `model` is in `circuit`'s gates (the rollouts' order).
+fn circuit_index_of_gates(model: &Model, circuit: &Circuit) -> Vec<usize> {
+    let mut at = vec![usize::MAX; model.gate_count()];
+    for (index, gate) in circuit.gates.iter().enumerate() {
+        at[gate.param as usize] = index;
+    }
+    at
 }
 
 /// Where the search finds each update gate in the run's circuit (`at[gate]`) and the
@@ -155,30 +171,20 @@ impl Searcher<'_> {
     fn rounds(&mut self, rewirable: std::ops::Range<usize>, progress: &mut impl FnMut(usize)) {
         while !self.done() {
             let met = self.pairs_met();
-            let grads = ranking::coefficient_gradients(self.model, &self.probe);
-            let ranked = ranking::ranked_ops(self.model, &grads);
-            let helping = ranked.partition_point(|&(change, _, _)| change < 0.0);
-            let (helping, others) = ranked.split_at(helping);
-            let better = self.first_better_ranked_op(helping, &met, progress)
-                || rewirable
-                    .clone()
-                    .rev()
-                    .any(|g| !self.done() && self.first_better_wire(g, progress))
-                || self.first_better_ranked_op(others, &met, progress);
-            if !better {
+            let ranked = ranking::ranked_changes(self.model, &self.probe, rewirable.clone());
+            if !self.first_better(&ranked, &met, progress) {
                 return;
             }
         }
     }
 
-    /// Tries the (predicted change, gate, op) candidates in order, keeping the first with
-    /// fewer wrong bits than the search has. Ops that agree on every input pair a gate
-    /// meets (`met`) run the same rollout, so one op of each such class is rolled out, and
-    /// none of the current op's class: the gate's outputs, hence the whole rollout, would
-    /// be the same.
-    fn first_better_ranked_op(
+    /// Tries the candidates in order, keeping the first with fewer wrong bits than the
+    /// search has. Ops that agree on every input pair a gate meets (`met`) run the same
+    /// rollout, so one op of each such class is rolled out, and none of the current op's
+    /// class: the gate's outputs, hence the whole rollout, would be the same.
+    fn first_better(
         &mut self,
-        candidates: &[(f64, usize, usize)],
+        candidates: &[Candidate],
         met: &[u8],
         progress: &mut impl FnMut(usize),
     ) -> bool {
@@ -186,19 +192,30 @@ impl Searcher<'_> {
         let mut rolled: Vec<u16> = (0..met.len())
             .map(|g| 1 << on_met(self.model.hard_op(g), g))
             .collect();
-        for &(_, g, op) in candidates {
+        for &Candidate { gate, change, .. } in candidates {
             if self.done() {
                 return false;
             }
-            let class = 1 << on_met(op, g);
-            if rolled[g] & class != 0 {
-                continue;
-            }
-            progress(self.search.tried);
-            match self.try_op(g, op) {
-                Tried::Unreachable => {}
-                Tried::NoBetter => rolled[g] |= class,
-                Tried::Better => return true,
+            let tried = match change {
+                Change::Op(op) => {
+                    let class = 1 << on_met(op, gate);
+                    if rolled[gate] & class != 0 {
+                        continue;
+                    }
+                    progress(self.search.tried);
+                    let tried = self.try_op(gate, op);
+                    if let Tried::NoBetter = tried {
+                        rolled[gate] |= class;
+                    }
+                    tried
+                }
+                Change::Wire { a, source } => {
+                    progress(self.search.tried);
+                    self.try_wire(gate, a, source)
+                }
+            };
+            if let Tried::Better = tried {
+                return true;
             }
         }
         false
@@ -237,57 +254,35 @@ impl Searcher<'_> {
         Tried::NoBetter
     }
 
-    /// Tries moving each input of gate `g` that its op reads to each other output of the
-    /// layer before, keeping the first move with fewer wrong bits than the search has;
-    /// the circuit is patched in place. A move onto the gate's other input is not tried
-    /// (the gate would read one row twice).
-    fn first_better_wire(&mut self, g: usize, progress: &mut impl FnMut(usize)) -> bool {
-        let model = &*self.model;
-        let l = model
-            .update
-            .iter()
-            .rposition(|layer| layer.first_gate <= g)
-            .expect("a rewirable gate is an update gate");
-        let i = g - model.update[l].first_gate;
-        let op = &OPS[model.hard_op(g)];
-        let wires = &model.update[l].wires;
+    /// Moves input `a` (`b` when false) of gate `g` to output `source` of the layer
+    /// before, rolls it out, and keeps it if fewer bits are wrong; the circuit is patched
+    /// in place.
+    fn try_wire(&mut self, g: usize, a: bool, source: u32) -> Tried {
+        let (l, i) = self
+            .model
+            .update_place(g)
+            .expect("a rewirable gate updates");
+        let wires = &self.model.update[l].wires;
         let kept = (wires.a[i], wires.b[i]);
+        let moved = if a {
+            (source, kept.1)
+        } else {
+            (kept.0, source)
+        };
         let rows = &self.rows.inputs[l];
-        let index = self.rows.at[g];
-        let inputs = [(op.depends_on_a(), true), (op.depends_on_b(), false)];
-        for (read, is_a) in inputs {
-            if !read {
-                continue;
-            }
-            for source in 0..rows.len() as u32 {
-                if source == kept.0 || source == kept.1 || self.done() {
-                    continue;
-                }
-                progress(self.search.tried);
-                let (a, b) = if is_a {
-                    (source, kept.1)
-                } else {
-                    (kept.0, source)
-                };
-                self.run.rewire(index, (rows[a as usize], rows[b as usize]));
-                self.search.tried += 1;
-                if let Some(wrong) = wrong_below(
-                    &mut self.run,
-                    self.model,
-                    &self.probe,
-                    self.search.wrong_after,
-                ) {
-                    let wires = &mut self.model.update[l].wires;
-                    (wires.a[i], wires.b[i]) = (a, b);
-                    self.search.wrong_after = wrong;
-                    self.search.rewired += 1;
-                    return true;
-                }
-            }
+        let reads = |(a, b): (u32, u32)| (rows[a as usize], rows[b as usize]);
+        let (index, moved_rows, kept_rows) = (self.rows.at[g], reads(moved), reads(kept));
+        self.run.rewire(index, moved_rows);
+        self.search.tried += 1;
+        if let Some(wrong) = self.wrong_below(self.search.wrong_after) {
+            let wires = &mut self.model.update[l].wires;
+            (wires.a[i], wires.b[i]) = moved;
+            self.search.wrong_after = wrong;
+            self.search.rewired += 1;
+            return Tried::Better;
         }
-        self.run
-            .rewire(index, (rows[kept.0 as usize], rows[kept.1 as usize]));
-        false
+        self.run.rewire(index, kept_rows);
+        Tried::NoBetter
     }
 
     fn wrong_below(&mut self, limit: u64) -> Option<u64> {
@@ -364,6 +359,22 @@ mod tests {
         (model, settled, last)
     }
 
+    /// `model` with input `a` of a gate `i` of layer `last` moved so that more than
+    /// `settled` bits are wrong (the first such move), `i`, and the wire it had.
+    fn moved_wrong(model: &Model, settled: u64, last: usize) -> (Model, usize, u32) {
+        let sources = model.update[last - 1].width() as u32;
+        let wires = &model.update[last].wires;
+        (0..model.update[last].width())
+            .flat_map(|i| (0..sources).map(move |source| (i, source)))
+            .filter(|&(i, source)| source != wires.a[i] && source != wires.b[i])
+            .find_map(|(i, source)| {
+                let mut moved = model.clone();
+                moved.update[last].wires.a[i] = source;
+                (wrong(&moved) > settled).then_some((moved, i, wires.a[i]))
+            })
+            .expect("some move makes it worse")
+    }
+
     /// The bits the search counts are those the exact check counts, before and after;
     /// every change it keeps lowers them, and a few hundred circuits find some on a fresh
     /// model of the reduced lizard, within the budget.
@@ -387,21 +398,7 @@ mod tests {
     #[test]
     fn rewiring_undoes_a_wire_moved_wrong() {
         let (model, settled, last) = settled_lizard();
-        let width = model.update[last].width();
-        let sources = model.update[last - 1].width() as u32;
-        let mut found = None;
-        'gates: for i in 0..width {
-            let (a, b) = (model.update[last].wires.a[i], model.update[last].wires.b[i]);
-            for source in (0..sources).filter(|&s| s != a && s != b) {
-                let mut moved = model.clone();
-                moved.update[last].wires.a[i] = source;
-                if wrong(&moved) > settled {
-                    found = Some(moved);
-                    break 'gates;
-                }
-            }
-        }
-        let moved = found.expect("some move makes it worse");
+        let (moved, _, _) = moved_wrong(&model, settled, last);
         let worse = wrong(&moved);
         let mut by_ops = moved.clone();
         let ops = search_gates(&mut by_ops, ops_only(usize::MAX), |_| {}).unwrap();
@@ -444,6 +441,46 @@ mod tests {
         assert_eq!(search.tried, 1, "{search:?}");
         assert_eq!(search.wrong_after, settled, "{search:?}");
         assert_eq!(searched.hard_op(g), model.hard_op(g));
+    }
+
+    /// The wires' ranking: in a model whose ops no single change improves, with one wire
+    /// of its last layer moved so that more bits are wrong, the wire that moves it back
+    /// is predicted to help, and the wire ranked first does help.
+    #[test]
+    fn the_wires_ranked_as_helping_help() {
+        let (model, settled, last) = settled_lizard();
+        let (moved, i, kept) = moved_wrong(&model, settled, last);
+        let worse = wrong(&moved);
+        let rewirable = moved.update[last].first_gate..moved.gate_count();
+        let ranked = ranking::ranked_changes(&moved, &Probe::of(&moved.config), rewirable);
+        let wires = || {
+            ranked
+                .iter()
+                .filter(|c| matches!(c.change, Change::Wire { .. }))
+        };
+        let gate = moved.update_gate(last, i);
+        let back = Change::Wire {
+            a: true,
+            source: kept,
+        };
+        let back = wires()
+            .find(|c| (c.gate, c.change) == (gate, back))
+            .expect("the way back is a candidate");
+        assert!(back.predicted < 0.0, "{back:?}");
+        let first = wires().next().expect("wires are candidates");
+        let Change::Wire { a, source } = first.change else {
+            unreachable!("a wire")
+        };
+        let mut rewired = moved.clone();
+        let (l, i) = rewired.update_place(first.gate).unwrap();
+        let w = &mut rewired.update[l].wires;
+        *(if a { &mut w.a[i] } else { &mut w.b[i] }) = source;
+        assert!(first.predicted < 0.0, "{first:?}");
+        assert!(
+            wrong(&rewired) < worse,
+            "{first:?}: {} of {worse}",
+            wrong(&rewired)
+        );
     }
 
     /// The search is deterministic for any thread count (its ranking's backward splits
