@@ -4,11 +4,11 @@
 //! another of its 16 functions, which no soft step takes it to (the soft/hard gap).
 //!
 //! The candidates are many (16 ops for each of thousands of gates), each a whole rollout,
-//! so the search tries first the ops that a gradient through the hard circuit says lower
-//! the count ([`ranking`]), and stops at a budget of rollouts. It can also try the gates'
-//! other wires in the last update layers (`rewire_layers`): one input moved to another
-//! output of the layer before, which changes the gate's output only where the two rows
-//! differ.
+//! so the search tries first the changes that a gradient through the hard circuit says
+//! lower the count ([`ranking`]), and stops at a budget of rollouts. Besides ops, it can
+//! try the gates' other wires in the last update layers (`rewire_layers`): one input
+//! moved to another output of the layer before, which changes the gate's output only
+//! where the two rows differ.
 //!
 //! Only the growing tasks qualify: every rollout starts from one fixed state, so the
 //! states the search scores (the task's step and twice it, where the exact check looks)
@@ -86,11 +86,11 @@ impl Probe {
 
 /// Searches for single gate changes that get fewer target bits wrong at the task's step
 /// and at twice it, keeping each one found, until none are wrong, no change helps, or
-/// `plan.budget` circuits were rolled out. Each round ranks every gate's other ops by the
+/// `plan.budget` circuits were rolled out. Each round ranks every gate's other ops, and
+/// every other wire of the gates in the last `plan.rewire_layers` update layers, by the
 /// change in error their gradient predicts ([`ranking`]) and tries those predicted to
-/// lower it, best first; then, in the last `plan.rewire_layers` update layers from the
-/// outputs back, each other wire of a gate; then the ops predicted not to help. A round
-/// ends at the first change that lowers the count. None, and the model untouched, for no
+/// lower it, best first; then the other wires, from the outputs back; then the other ops.
+/// A round ends at the first change that lowers the count. None, and the model untouched, for no
 /// budget or a task whose rollouts start from random grids (see the module's docs).
 /// `progress` hears of the circuits rolled out so far.
 pub fn search_gates(

@@ -47,6 +47,14 @@ pub(super) struct Candidate {
 }
 
 impl Candidate {
+    fn group(&self) -> Group {
+        match (self.predicted < 0.0, self.change) {
+            (true, _) => Group::Helping,
+            (false, Change::Wire { .. }) => Group::Wires,
+            (false, Change::Op(_)) => Group::Ops,
+        }
+    }
+
     /// The order of equal predictions: from the outputs back, ops before wires, `a`'s
     /// wires before `b`'s, each by index.
     fn tie_order(&self) -> (std::cmp::Reverse<usize>, usize, usize) {
@@ -82,11 +90,29 @@ pub(super) fn ranked_changes(
     let mut ranked = op_candidates(model, &grads);
     ranked.extend(wires.candidates(model));
     ranked.sort_by(|x, y| {
-        x.predicted
-            .total_cmp(&y.predicted)
+        let (gx, gy) = (x.group(), y.group());
+        let by_prediction = gx != Group::Wires;
+        gx.cmp(&gy)
+            .then(match by_prediction {
+                true => x.predicted.total_cmp(&y.predicted),
+                false => std::cmp::Ordering::Equal,
+            })
             .then(x.tie_order().cmp(&y.tie_order()))
     });
     ranked
+}
+
+/// The three parts of a round, in order. A first-order prediction of 0 is the rule
+/// rather than the exception in a hard circuit (most changes alter a gate's output only
+/// where no gradient reaches it), and a change predicted not to help can still help
+/// through higher orders, so after the changes predicted to help the round tries the
+/// wires that are left (which finished more misses than the ops did), from the outputs
+/// back, and then the other ops as predicted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Group {
+    Helping,
+    Wires,
+    Ops,
 }
 
 /// Rolls `circuit` out from the probe's start with every gate at its hard op and goes
