@@ -90,8 +90,8 @@ impl Probe {
 /// every other wire of the gates in the last `plan.rewire_layers` update layers, by the
 /// change in error their gradient predicts ([`ranking`]) and tries those predicted to
 /// lower it, best first; then the other wires, from the outputs back; then the other ops.
-/// A round ends at the first change that lowers the count. None, and the model untouched, for no
-/// budget or a task whose rollouts start from random grids (see the module's docs).
+/// A round ends at the first change that lowers the count. None, and the model untouched,
+/// for no budget or a task whose rollouts start from random grids (see the module's docs).
 /// `progress` hears of the circuits rolled out so far.
 pub fn search_gates(
     model: &mut Model,
