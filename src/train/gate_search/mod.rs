@@ -484,21 +484,38 @@ mod tests {
     }
 
     /// The search is deterministic for any thread count (its ranking's backward splits
-    /// the tiles by the threads): the same model searched in pools of 1 and 3 threads
-    /// gives the same search and the same gates.
+    /// the tiles by the threads, and its wire sums are made per tile): the same model
+    /// ranked and searched, rewiring two layers, in pools of 1 and 3 threads gives the
+    /// same predictions to the bit, the same search and the same gates.
     #[test]
     fn the_search_is_the_same_for_any_thread_count() {
+        let plan = SearchPlan {
+            budget: 300,
+            rewire_layers: 2,
+        };
         let searched = |threads| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
             let mut model = fresh(TaskKind::Lizard);
-            let search = pool.install(|| search_gates(&mut model, ops_only(300), |_| {}));
-            (search, model)
+            let rewirable = rewirable_gates(&model, plan.rewire_layers);
+            let probe = Probe::of(&model.config);
+            let ranked = pool.install(|| ranking::ranked_changes(&model, &probe, rewirable));
+            let predicted: Vec<u64> = ranked.iter().map(|c| c.predicted.to_bits()).collect();
+            let search = pool.install(|| search_gates(&mut model, plan, |_| {}));
+            (ranked, predicted, search, model)
         };
         let (one, three) = (searched(1), searched(3));
-        assert!(one.0.is_some_and(|s| s.changed > 0), "{:?}", one.0);
+        assert!(one
+            .0
+            .iter()
+            .any(|c| matches!(c.change, Change::Wire { .. })));
+        assert!(
+            one.2.is_some_and(|s| s.changed + s.rewired > 0),
+            "{:?}",
+            one.2
+        );
         assert_eq!(one, three);
     }
 
