@@ -90,13 +90,13 @@ pub(super) fn ranked_changes(
     let mut ranked = op_candidates(model, &grads);
     ranked.extend(wires.candidates(model));
     ranked.sort_by(|x, y| {
-        let (gx, gy) = (x.group(), y.group());
-        let by_prediction = gx != Group::Wires;
-        gx.cmp(&gy)
-            .then(match by_prediction {
-                true => x.predicted.total_cmp(&y.predicted),
-                false => std::cmp::Ordering::Equal,
-            })
+        let by_prediction = match x.group() {
+            Group::Wires => std::cmp::Ordering::Equal,
+            _ => x.predicted.total_cmp(&y.predicted),
+        };
+        x.group()
+            .cmp(&y.group())
+            .then(by_prediction)
             .then(x.tie_order().cmp(&y.tie_order()))
     });
     ranked
@@ -176,9 +176,11 @@ struct Rewirable {
     reads: (usize, usize),
     /// Its op's coefficients.
     k: [f32; 4],
-    /// The rows of its layer's inputs: the sources it may be moved to.
-    sources: Vec<usize>,
-    /// Where its sums start in a tile's: `sources` for input `a`, then as many for `b`.
+    /// Its update layer, and the layer's inputs it reads (its wires).
+    layer: usize,
+    wired: (u32, u32),
+    /// Where its sums start in a tile's: one per input of its layer for `a`, then as many
+    /// for `b`.
     offset: usize,
 }
 
@@ -188,6 +190,10 @@ struct Rewirable {
 /// sums do not depend on the threads.
 struct WireTap {
     gates: Vec<Rewirable>,
+    /// Per update layer, the rows of its inputs: the sources a gate may be moved to.
+    sources: Vec<Vec<usize>>,
+    /// The length of a tile's sums.
+    len: usize,
     /// The first row whose gradient backward keeps: the rewirable gates' rows are after.
     kept_from: usize,
     per_tile: Vec<Mutex<Vec<f64>>>,
@@ -200,26 +206,31 @@ impl WireTap {
         tiles: usize,
         rewirable: Range<usize>,
     ) -> Self {
+        let sources: Vec<Vec<usize>> = inputs
+            .iter()
+            .map(|rows| rows.iter().map(|&r| r as usize).collect())
+            .collect();
         let mut gates = Vec::with_capacity(rewirable.len());
         let mut offset = 0;
         for gate in rewirable {
-            let (l, _) = model.update_place(gate).expect("a rewirable gate updates");
+            let (l, i) = model.update_place(gate).expect("a rewirable gate updates");
             let read = &circuit.gates[index[gate]];
-            let sources: Vec<usize> = inputs[l].iter().map(|&r| r as usize).collect();
-            let len = 2 * sources.len();
             gates.push(Rewirable {
                 gate,
                 row: circuit.input_rows + index[gate],
                 reads: (read.a as usize, read.b as usize),
                 k: OPS[model.hard_op(gate)].coefficients(),
-                sources,
+                layer: l,
+                wired: (model.update[l].wires.a[i], model.update[l].wires.b[i]),
                 offset,
             });
-            offset += len;
+            offset += 2 * sources[l].len();
         }
         let kept_from = gates.iter().map(|g| g.row).min().unwrap_or(usize::MAX);
         WireTap {
             gates,
+            sources,
+            len: offset,
             kept_from,
             per_tile: (0..tiles).map(|_| Mutex::new(vec![0.0; offset])).collect(),
         }
@@ -227,7 +238,7 @@ impl WireTap {
 
     /// Every other wire of every rewirable gate whose op reads that input, predicted.
     fn candidates(&self, model: &Model) -> Vec<Candidate> {
-        let mut sums = vec![0.0; self.per_tile.first().map_or(0, |t| lock(t).len())];
+        let mut sums = vec![0.0; self.len];
         for tile in &self.per_tile {
             for (sum, s) in sums.iter_mut().zip(lock(tile).iter()) {
                 *sum += s;
@@ -236,11 +247,8 @@ impl WireTap {
         let mut wires = Vec::new();
         for g in &self.gates {
             let op = &OPS[model.hard_op(g.gate)];
-            let (l, i) = model
-                .update_place(g.gate)
-                .expect("a rewirable gate updates");
-            let wired = (model.update[l].wires.a[i], model.update[l].wires.b[i]);
-            let n = g.sources.len();
+            let wired = g.wired;
+            let n = self.sources[g.layer].len();
             for (a, read) in [(true, op.depends_on_a()), (false, op.depends_on_b())] {
                 if !read {
                     continue;
@@ -278,9 +286,10 @@ impl BackwardTap for WireTap {
             let wa: [f32; TILE] = std::array::from_fn(|i| out[i] * (k1 + k3 * b[i]));
             let wb: [f32; TILE] = std::array::from_fn(|i| out[i] * (k2 + k3 * a[i]));
             let (now_a, now_b) = (dot(&wa, a), dot(&wb, b));
-            let n = g.sources.len();
+            let sources = &self.sources[g.layer];
+            let n = sources.len();
             let (for_a, for_b) = sums[g.offset..g.offset + 2 * n].split_at_mut(n);
-            for (j, &source) in g.sources.iter().enumerate() {
+            for (j, &source) in sources.iter().enumerate() {
                 let s = tile_row(acts, source);
                 for_a[j] += dot(&wa, s) - now_a;
                 for_b[j] += dot(&wb, s) - now_b;
