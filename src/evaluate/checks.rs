@@ -1,6 +1,7 @@
 //! The paper's tests of a trained rule, in numbers: accuracy at the training size and on
-//! larger grids, self-healing after a block of cells was zeroed, Game of Life on all 512
-//! boards, and (checkerboards) the robustness experiment under repeated random damage.
+//! larger grids, self-healing (checkerboards) and regrowth (growing patterns) after a
+//! block of cells was zeroed, Game of Life on all 512 boards, and (checkerboards) the
+//! robustness experiment under repeated random damage.
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -97,17 +98,26 @@ pub fn rollout_checks(config: &ModelConfig, block: usize) -> Vec<RolloutCheck> {
                 plain("large grid", h, w, steps),
             ]
         }
-        TaskKind::Pattern | TaskKind::Lizard => {
-            // Grown first, then damaged: regrowth on the training grid.
+        TaskKind::Pattern | TaskKind::Lizard | TaskKind::ColoredG => {
+            // A grown pattern must persist (twice the steps, as the exact check asks),
+            // then grow back after damage: a centred block zeroed after each step from
+            // the task's to twice it, on the training grid.
             let side = block.min(c.height / 2).min(c.width / 2).max(1);
+            let persists = plain("2x steps", c.height, c.width, 2 * c.steps);
             let regrowth = plain("regrowth after damage", c.height, c.width, s4);
-            vec![
-                training,
-                plain("2x grid", 2 * c.height, 2 * c.width, c.steps),
-                damaged(regrowth, side, c.steps, 2 * c.steps),
-            ]
+            let regrowth = damaged(regrowth, side, c.steps, 2 * c.steps);
+            match c.task {
+                // The coloured G grows in from the border, so a larger grid would grow
+                // another picture: the paper's 2x-grid test is the lizard's only.
+                TaskKind::ColoredG => vec![training, persists, regrowth],
+                _ => vec![
+                    training,
+                    persists,
+                    plain("2x grid", 2 * c.height, 2 * c.width, c.steps),
+                    regrowth,
+                ],
+            }
         }
-        TaskKind::ColoredG => vec![training],
     }
 }
 
@@ -327,6 +337,39 @@ mod tests {
         assert_eq!(with_phase_note(TaskKind::Gol, 0.1, "n".into()), "n");
         assert!(with_phase_note(TaskKind::Checkerboard, 0.0, "d".into())
             .starts_with("d; the other phase"));
+    }
+
+    #[test]
+    fn growing_patterns_must_persist_and_regrow() {
+        use crate::tasks::preset;
+        let shape = |task| {
+            let (config, _) = preset(task, false);
+            rollout_checks(&config, CheckOptions::PAPER_BLOCK)
+                .into_iter()
+                .map(|c| (c.name, c.height, c.steps, c.damage))
+                .collect::<Vec<_>>()
+        };
+        // The G: 16x16, 15 steps; the block is cut to half the grid's side.
+        let g_block = Damage::centred(8, 8, 15, 30, 16, 16).unwrap();
+        assert_eq!(
+            shape(TaskKind::ColoredG),
+            [
+                ("training size", 16, 15, None),
+                ("2x steps", 16, 30, None),
+                ("regrowth after damage", 16, 60, Some(g_block)),
+            ]
+        );
+        // The lizard: 20x20, 12 steps, and the paper's 2x grid.
+        let lizard_block = Damage::centred(10, 10, 12, 24, 20, 20).unwrap();
+        assert_eq!(
+            shape(TaskKind::Lizard),
+            [
+                ("training size", 20, 12, None),
+                ("2x steps", 20, 24, None),
+                ("2x grid", 40, 12, None),
+                ("regrowth after damage", 20, 48, Some(lizard_block)),
+            ]
+        );
     }
 
     #[test]

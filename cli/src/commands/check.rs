@@ -33,7 +33,8 @@ pub struct CheckArgs {
     /// Seed of the random grids and of async fire masks.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Side of the block the healing test zeroes (the paper's: 20).
+    /// Side of the block the healing and regrowth tests zero (the paper's: 20; growing
+    /// patterns cut it to half the grid's side).
     #[arg(long, default_value_t = CheckOptions::PAPER_BLOCK)]
     pub block: usize,
     /// Steps of the checkerboard robustness run (the paper's: 4000).
