@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Makes the README's gallery: trains one exact model per task with the default recipe (no
+# flags but the seed), checks it, and draws it into docs/gallery/. The seeds are ones the
+# sweeps in docs/recipes.md found exact; `train` stops at the first exact epoch, as there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+usage() {
+  cat <<'TXT'
+Usage: scripts/gallery.sh [--models DIR]
+
+Trains the gallery's models into DIR (default: runs/gallery; a model already there is
+kept), prints `logicars check` for each, and writes the pictures to docs/gallery/.
+About 15 minutes on 2 cores.
+TXT
+}
+
+models=runs/gallery
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --models) models=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "scripts/gallery.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+cargo build --release --quiet
+logicars=target/release/logicars
+out=docs/gallery
+mkdir -p "$models" "$out"
+
+# train TASK SEED: the default recipe's run of TASK from SEED, once.
+train() {
+  local model="$models/$1-seed$2.json"
+  if [ ! -f "$model" ]; then
+    "$logicars" train "$1" --seed "$2" --no-artefacts --save "$model"
+  fi
+}
+
+train checkerboard 0
+train checkerboard 1
+train checkerboard 2
+train checkerboard-async 9900
+train checkerboard-async 9903
+train checkerboard-async 9905
+train gol 0
+train colored-g 10400
+
+cb="$models/checkerboard-seed0.json"
+async="$models/checkerboard-async-seed9900.json"
+gol="$models/gol-seed0.json"
+g="$models/colored-g-seed10400.json"
+
+"$logicars" check --model "$gol"
+"$logicars" check --model "$g"
+# The robustness figure: three exact models of each kind, the same 4000 async steps.
+"$logicars" check --model "$async" --model "$models/checkerboard-async-seed9903.json" \
+  --model "$models/checkerboard-async-seed9905.json" --model "$cb" \
+  --model "$models/checkerboard-seed1.json" --model "$models/checkerboard-seed2.json" \
+  --robustness-svg "$out/robustness.svg"
+
+"$logicars" render --model "$cb" --scale 4 --out "$out/checkerboard-growing.png"
+"$logicars" render --model "$cb" --size 64x64 --steps 80 --scale 3 --damage 20x20@1..40 \
+  --out "$out/checkerboard-healing.gif"
+"$logicars" render --model "$async" --async --size 56x56 --steps 200 --scale 3 \
+  --damage 20x20@1..100 --out "$out/checkerboard-async-healing.gif"
+"$logicars" render --model "$gol" --size 64x64 --steps 100 --scale 3 --out "$out/gol.gif"
+"$logicars" render --model "$g" --view rgb --steps 30 --scale 4 --out "$out/colored-g-growing.png"
+"$logicars" render --model "$g" --view rgb --steps 60 --scale 6 --damage 8x8@15..30 \
+  --out "$out/colored-g-regrowth.gif"
+echo "written: $out"
