@@ -7,7 +7,9 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::automaton::frames::{hard_last_frame, Damage};
+use std::convert::Infallible;
+
+use crate::automaton::frames::{for_each_hard_frame, hard_last_frame, Damage};
 use crate::automaton::grid::Grids;
 use crate::automaton::hard_run::HardRun;
 use crate::automaton::masks::{FireMasks, PAPER_FIRE_RATE};
@@ -166,18 +168,31 @@ pub fn run_checks(model: &Model, options: &CheckOptions, mut after_step: impl Fn
         let masks = c
             .fire_rate
             .map(|r| FireMasks::draw(steps, batch, h * w, r, &mut rng));
-        let damage = check.damage.as_ref();
-        let last = hard_last_frame(model, &init, steps, masks.as_ref(), damage, |_| {
-            after_step();
-        });
         let target = tasks::target(c, &init, steps);
+        let mut note = check.note;
+        let last = match check.damage.as_ref() {
+            Some(damage) if c.task.grows_image() => {
+                let (last, regrown) =
+                    regrowth(model, &init, masks.as_ref(), damage, steps, &target, || {
+                        after_step()
+                    });
+                note.push_str(&match regrown {
+                    Some(t) => format!("; every bit right again from step {t}"),
+                    None => format!("; not every bit right at step {steps}"),
+                });
+                last
+            }
+            damage => hard_last_frame(model, &init, steps, masks.as_ref(), damage, |_| {
+                after_step();
+            }),
+        };
         let accuracy = accuracy(&last, &target, &c.target_channels);
         rows.push(CheckRow {
             test: check.name.into(),
             grid: format!("{h}x{w}"),
             steps,
             accuracy,
-            note: with_phase_note(c.task, accuracy, check.note),
+            note: with_phase_note(c.task, accuracy, note),
         });
     }
     let mut robustness_errors = None;
@@ -190,6 +205,48 @@ pub fn run_checks(model: &Model, options: &CheckOptions, mut after_step: impl Fn
         rows,
         robustness_errors,
     }
+}
+
+/// A damaged rollout of a growing pattern, whose target is the same at every step: its
+/// last frame, and the first step after the damage from which every target bit stays
+/// right (`None` when the last frame is not all right).
+fn regrowth(
+    model: &Model,
+    init: &Grids,
+    masks: Option<&FireMasks>,
+    damage: &Damage,
+    steps: usize,
+    target: &Grids,
+    mut after_step: impl FnMut(),
+) -> (Grids, Option<usize>) {
+    let targets = &model.config.target_channels;
+    let mut right_since = None;
+    let mut last = None;
+    let mut t = 0;
+    let done: Result<(), Infallible> =
+        for_each_hard_frame(model, init, steps, masks, Some(damage), |frame| {
+            if t > 0 {
+                after_step();
+            }
+            let channels = frame.channels;
+            let bit = |channel, lane| frame.values[lane * channels + channel] >= 0.5;
+            let right = wrong_bits(targets, target, bit).0 == 0;
+            right_since = match (right, right_since) {
+                (true, None) if t > damage.last_step => Some(t),
+                (true, since) => since,
+                (false, _) => None,
+            };
+            if t == steps {
+                last = Some(frame.clone());
+            }
+            t += 1;
+            Ok(())
+        });
+    done.unwrap_or_else(|never| match never {});
+    (
+        last.expect("the rollout reaches its last step"),
+        right_since,
+    )
 }
 
 /// Game of Life from every one of the 512 boards, one step: exact or not.
@@ -370,6 +427,50 @@ mod tests {
                 ("regrowth after damage", 20, 48, Some(lizard_block)),
             ]
         );
+    }
+
+    #[test]
+    fn regrowth_finds_the_first_step_right_for_good() {
+        use crate::model::gates::OPS;
+        use crate::model::pattern::PatternTarget;
+        use crate::tasks::pattern;
+        // An 8x8 target with every cell on, and rules whose every gate is one constant op.
+        let target = PatternTarget {
+            height: 8,
+            width: 8,
+            rgb: false,
+            bits: vec![1; 64],
+        };
+        let config = pattern(target, 4, 2, vec![16, 8, 4]);
+        let constant = |name: &str| {
+            let mut model = Model::new(config.clone(), &mut ChaCha8Rng::seed_from_u64(3)).unwrap();
+            let op = OPS.iter().position(|o| o.name == name).unwrap();
+            for logits in &mut model.logits {
+                *logits = [0.0; 16];
+                logits[op] = 10.0;
+            }
+            model
+        };
+        let init = tasks::seeded_centre(1, 8, 8, 4);
+        let goal = tasks::target(&config, &init, 12);
+        let damage = Damage::centred(4, 4, 12, 24, 8, 8).unwrap();
+        // TRUE: every cell on after each step, so only the damaged frames 12..=24 are
+        // wrong; right again from step 25, and at the last step.
+        let (last, regrown) = regrowth(&constant("TRUE"), &init, None, &damage, 48, &goal, || {});
+        assert_eq!(regrown, Some(25));
+        assert_eq!(accuracy(&last, &goal, &[0]), 1.0);
+        // FALSE: never right.
+        let (_, regrown) = regrowth(&constant("FALSE"), &init, None, &damage, 48, &goal, || {});
+        assert_eq!(regrown, None);
+        // NAND: a uniform grid flips every step (an odd number of layers), so from all
+        // zeros the odd frames are right and the even ones wrong: right only from the
+        // last step, and only if that step is odd.
+        let zeros = Grids::zeros(1, 8, 8, 4);
+        let nand = constant("NAND");
+        let (_, regrown) = regrowth(&nand, &zeros, None, &damage, 49, &goal, || {});
+        assert_eq!(regrown, Some(49));
+        let (_, regrown) = regrowth(&nand, &zeros, None, &damage, 48, &goal, || {});
+        assert_eq!(regrown, None);
     }
 
     #[test]
