@@ -11,7 +11,7 @@ Usage: scripts/gallery.sh [--models DIR]
 
 Trains the gallery's models into DIR (default: runs/gallery; a model already there is
 kept), prints `logicars check` for each, and writes the pictures to docs/gallery/.
-About 10 minutes on 2 cores.
+About 3 minutes on an idle 2-core host, once built.
 TXT
 }
 
