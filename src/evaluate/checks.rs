@@ -228,9 +228,7 @@ fn regrowth(
             if t > 0 {
                 after_step();
             }
-            let channels = frame.channels;
-            let bit = |channel, lane| frame.values[lane * channels + channel] >= 0.5;
-            let right = wrong_bits(targets, target, bit).0 == 0;
+            let right = accuracy(frame, target, targets) == 1.0;
             right_since = match (right, right_since) {
                 (true, None) if t > damage.last_step => Some(t),
                 (true, since) => since,
