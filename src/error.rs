@@ -100,6 +100,11 @@ pub enum ConfigError {
          ({task_steps} steps)"
     )]
     CurriculumSteps { steps: usize, task_steps: usize },
+    #[error(
+        "--curriculum-sync runs the curriculum synchronously; {task} is synchronous \
+         already (it is for checkerboard-async)"
+    )]
+    CurriculumSyncTask { task: &'static str },
     #[error("{what} must be {expected}, got {got}")]
     OutOfRange {
         what: &'static str,

@@ -287,6 +287,10 @@ impl TrainSettings {
         if starts > 1 && !self.recipe.starts_can_be_chosen() {
             return Err(ConfigError::StartsWithoutCurriculum { starts });
         }
+        if self.recipe.curriculum_sync && config.fire_rate.is_none() {
+            let task = config.task.name();
+            return Err(ConfigError::CurriculumSyncTask { task });
+        }
         if !self.recipe.has_curriculum() {
             return Ok(());
         }
@@ -344,6 +348,7 @@ impl TrainSettings {
             height: or_task(r.curriculum_size, config.height),
             width: or_task(r.curriculum_size, config.width),
             steps: or_task(r.curriculum_steps, config.steps),
+            fire_rate: config.fire_rate.filter(|_| !r.curriculum_sync),
             ..config.clone()
         })
     }

@@ -120,6 +120,11 @@ pub struct Recipe {
     /// (or shorter rollouts).
     #[serde(default)]
     pub curriculum_share: f32,
+    /// Run the curriculum's rollouts synchronously, every cell updating each step
+    /// (asynchronous tasks only). The synchronous checkerboard is learned on most seeds;
+    /// a rule found that way may then only have to learn to wait for slow neighbours.
+    #[serde(default)]
+    pub curriculum_sync: bool,
     /// Models, each wired and initialised from its own seed, that train side by side
     /// through the curriculum; the run goes on with the one that leads at its end, or
     /// with the first whose hard circuit is perfect before then (1: the run's own only).
@@ -261,6 +266,7 @@ impl Recipe {
             curriculum_size: 0,
             curriculum_steps: 0,
             curriculum_share: 0.0,
+            curriculum_sync: false,
             starts: 1,
             starts_share: 0.0,
             hold_steps: 0,
@@ -325,10 +331,10 @@ impl Recipe {
     }
 
     /// Whether the recipe has a curriculum: a share of the run on smaller grids, on
-    /// shorter rollouts, or both.
+    /// shorter rollouts, on synchronous ones, or several of these.
     pub fn has_curriculum(&self) -> bool {
-        let shrinks = self.curriculum_size > 0 || self.curriculum_steps > 0;
-        shrinks && self.curriculum_share > 0.0
+        let eases = self.curriculum_size > 0 || self.curriculum_steps > 0 || self.curriculum_sync;
+        eases && self.curriculum_share > 0.0
     }
 
     /// The factor on the gates' parameters in the soft rollout of `epoch` (1-based) of

@@ -243,6 +243,13 @@ pub static KNOBS: &[Knob] = &[
         target: Target::Number(|_, s| &mut s.recipe.curriculum_share),
     },
     Knob {
+        key: "curriculum-sync",
+        value_name: "SYNC",
+        help: "Run the curriculum's rollouts synchronously, every cell updating each step, \
+               true or false; asynchronous tasks only [default: the recipe's, false]",
+        target: Target::Switch(|_, s| &mut s.recipe.curriculum_sync),
+    },
+    Knob {
         key: "starts",
         value_name: "N",
         help: "Train this many models, each wired and initialised from its own seed, side by \

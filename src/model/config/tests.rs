@@ -70,6 +70,36 @@ fn a_curriculum_of_shorter_rollouts_fits_every_task_with_steps_to_spare() {
 }
 
 #[test]
+fn a_synchronous_curriculum_drops_the_fire_masks_of_asynchronous_tasks_only() {
+    let (config, mut settings) = preset(TaskKind::CheckerboardAsync, false);
+    settings.recipe.curriculum_sync = true;
+    assert_eq!(settings.validate(&config), Ok(()));
+    let small = settings.curriculum_config(&config).unwrap();
+    assert_eq!(small.fire_rate, None, "every cell updates");
+    assert_eq!(
+        (small.height, small.steps, config.fire_rate),
+        (10, config.steps, Some(0.6)),
+        "the grid shrinks as before; the task stays asynchronous"
+    );
+    settings.recipe.curriculum_size = 0;
+    let same_size = settings.curriculum_config(&config).unwrap();
+    assert_eq!((same_size.height, same_size.fire_rate), (14, None));
+    settings.recipe.curriculum_share = 0.0;
+    assert_eq!(settings.curriculum_config(&config), None, "no share, none");
+
+    let (config, mut settings) = preset(TaskKind::Checkerboard, false);
+    settings.recipe.curriculum_sync = true;
+    assert_eq!(
+        settings.validate(&config).map_err(|e| e.to_string()),
+        Err(
+            "--curriculum-sync runs the curriculum synchronously; checkerboard is \
+             synchronous already (it is for checkerboard-async)"
+                .into()
+        )
+    );
+}
+
+#[test]
 fn every_range_is_checked_and_named_by_its_knob() {
     let (config, good) = preset(TaskKind::Checkerboard, true);
     let check = |edit: fn(&mut TrainSettings)| {
