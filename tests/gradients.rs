@@ -246,3 +246,19 @@ fn grids_stepped_on_their_own_match_all_grids_in_step() {
     assert_eq!(l1, l2);
     assert_eq!(g1, g2);
 }
+
+#[test]
+fn many_channels_have_the_gradient_of_finite_differences() {
+    // Many channels, as the lizard's 128 and the G's 64 (the other cases have 2): every
+    // perception kernel runs on each, and the update layer reads 70 + 70 rows.
+    let config = ModelConfig {
+        channels: 70,
+        kernels: 1,
+        perception_layers: vec![8, 4, 2, 1],
+        update_layers: vec![96, 70],
+        target_channels: vec![0, 1, 2],
+        ..tiny_config(3, None, true)
+    };
+    let (model, init, target) = tiny_case(config, 21);
+    check(model, init, target, None, ActivationMemory::Recompute);
+}
