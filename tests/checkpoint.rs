@@ -6,7 +6,8 @@ use std::ops::ControlFlow;
 use logicars::io::checkpoint_file::{self, Checkpoint, RunOutputs};
 use logicars::model::task::TaskKind;
 use logicars::tasks::{preset, Override};
-use logicars::train::{run, EpochMetrics, Trainer};
+use logicars::train::attempts::{finish_attempt, Ending};
+use logicars::train::{run, EpochMetrics, ExactWatch, Keep, Trainer};
 
 /// A short run of `task` with `changes` applied.
 fn trainer(task: TaskKind, changes: &[&str]) -> Trainer {
@@ -76,6 +77,8 @@ fn a_resumed_run_equals_one_never_stopped() {
                 history: history.clone(),
                 outputs: outputs(),
                 exact_watch: Default::default(),
+                attempts: Vec::new(),
+                kept: None,
             };
             let path = dir.path().join("model.checkpoint.json");
             checkpoint_file::save(&checkpoint, &path).unwrap();
@@ -110,6 +113,8 @@ fn a_damaged_checkpoint_names_what_is_wrong() {
         // Solved at epoch 3 and checked then, not exact: what a stopping run carries on.
         exact_watch: serde_json::from_str(r#"{"solved_at":3,"exact_at":null,"checked_at":3}"#)
             .unwrap(),
+        attempts: Vec::new(),
+        kept: None,
     };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("c.json");
@@ -157,5 +162,71 @@ fn a_damaged_checkpoint_names_what_is_wrong() {
         let broken = text.replacen(from, to, 1);
         let got = checkpoint_file::from_json(&broken).unwrap_err();
         assert_eq!(got, (at.to_string(), message.to_string()));
+    }
+}
+
+/// A checkpoint of a run's second attempt carries the first's record and kept model, and
+/// a checkpoint whose attempts do not lead up to the training one is refused.
+#[test]
+fn a_checkpoint_of_a_later_attempt_carries_the_earlier_ones() {
+    let (first, first_history) = train(trainer(TaskKind::Checkerboard, &["attempts=3"]), 0);
+    let first_settings = first.settings().clone();
+    let finished = finish_attempt(
+        first,
+        first_history,
+        ExactWatch::default(),
+        Ending::Finished,
+        Keep::Best,
+        |_| {},
+    );
+    assert!(
+        !finished.record.exact,
+        "12 epochs do not make an exact checkerboard"
+    );
+    let second = first_settings.for_attempt(2);
+    assert_eq!((second.attempt, second.recipe.attempts), (2, 2));
+    let (config, _) = preset(TaskKind::Checkerboard, true);
+    let model = logicars::train::fresh_model(config, &second).unwrap();
+    let (trainer, history) = train(Trainer::new(model, second), 5);
+    let checkpoint = Checkpoint {
+        model: trainer.model.clone(),
+        settings: trainer.settings().clone(),
+        state: trainer.state(),
+        history,
+        outputs: outputs(),
+        exact_watch: Default::default(),
+        attempts: vec![finished.record.clone()],
+        kept: Some(finished.kept.clone()),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.json");
+    checkpoint_file::save(&checkpoint, &path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(checkpoint_file::from_json(&text).unwrap(), checkpoint);
+    let cases = [
+        (
+            r#""attempts":[{"attempt":1,"#,
+            r#""attempts":[{"attempt":3,"#,
+            "attempts[0]",
+            "attempt 3 (exact: false) where attempt 1 that was not exact belongs",
+        ),
+        (
+            r#""exact":false,"#,
+            r#""exact":true,"#,
+            "attempts[0]",
+            "attempt 1 (exact: true) where attempt 1 that was not exact belongs",
+        ),
+        (
+            r#""attempt":2}"#,
+            r#""attempt":1}"#,
+            "attempts",
+            "1 attempts before attempt 1, with a kept model",
+        ),
+    ];
+    for (from, to, at, message) in cases {
+        assert!(text.contains(from), "{from}");
+        let broken = text.replacen(from, to, 1);
+        let got = checkpoint_file::from_json(&broken).unwrap_err();
+        assert_eq!(got, (at.to_string(), message.to_string()), "{from}");
     }
 }

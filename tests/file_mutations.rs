@@ -140,6 +140,8 @@ fn checkpoint_text() -> &'static str {
                 log_interval: 1,
             },
             exact_watch: Default::default(),
+            attempts: Vec::new(),
+            kept: None,
         };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.json");

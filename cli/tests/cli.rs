@@ -33,7 +33,11 @@ fn same_seed_gives_the_same_log_for_one_and_two_threads() {
     let dir = tempfile::tempdir().unwrap();
     let (_, one) = train_small(dir.path(), 1, 40);
     let (_, two) = train_small(dir.path(), 2, 40);
-    assert_eq!(one.lines().count(), 41, "header and one row per epoch");
+    assert_eq!(
+        one.lines().count(),
+        3 * 40 + 1,
+        "header and one row per epoch of each of the three attempts (none exact)"
+    );
     assert_eq!(one, two);
     let m1 = std::fs::read(dir.path().join("t1/model.json")).unwrap();
     let m2 = std::fs::read(dir.path().join("t2/model.json")).unwrap();
@@ -63,7 +67,11 @@ fn every_instruction_set_gives_the_same_log() {
         runs.len() >= 2,
         "at least one vector level and the baseline"
     );
-    assert_eq!(runs[0].0.lines().count(), 26);
+    assert_eq!(
+        runs[0].0.lines().count(),
+        3 * 25 + 1,
+        "three attempts, none exact"
+    );
     for run in &runs[1..] {
         assert_eq!(run.0, runs[0].0);
         assert!(run.1 == runs[0].1, "the trained models are identical too");
@@ -165,7 +173,14 @@ fn masks_drawn_per_grid_give_the_same_log_for_one_and_two_threads() {
         let model = dir.path().join(format!("t{threads}{per_grid}/model.json"));
         logicars()
             .args(["train", "checkerboard-async", "--small", "--epochs", "20"])
-            .args(["--batch", "3", "--per-grid-masks", per_grid])
+            .args([
+                "--batch",
+                "3",
+                "--per-grid-masks",
+                per_grid,
+                "--attempts",
+                "1",
+            ])
             .args(["--threads", &threads.to_string(), "--save"])
             .arg(&model)
             .assert()
@@ -325,6 +340,56 @@ fn fails_with(args: &[&str], needle: &str) {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// A file a run reads that is not there stops it with one line naming the file.
+#[test]
+fn a_missing_input_file_is_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("m.json");
+    let save = save.to_str().unwrap();
+    let cases: [(&[&str], &str); 2] = [
+        (
+            &["--batches", "/nonexistent/b.bits"],
+            "cannot read batch file /nonexistent/b.bits",
+        ),
+        (
+            &["--recipe", "paper", "--init-params", "/nonexistent/p.json"],
+            "cannot read model file /nonexistent/p.json",
+        ),
+    ];
+    for (args, needle) in cases {
+        fails_with(
+            &[&["train", "checkerboard"], args, &["--save", save]].concat(),
+            needle,
+        );
+    }
+    assert!(!Path::new(save).exists(), "nothing written");
+}
+
+/// A run's attempts are checked before any work: at least one, and one only where the
+/// parameters are given.
+#[test]
+fn attempts_are_checked_before_training() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("m.json");
+    let save = save.to_str().unwrap();
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--init-params", "/nonexistent/p.json"],
+            "--init-params gives the parameters of one attempt, and the run may make 3: add \
+             --attempts 1",
+        ),
+        (&["--attempts", "0"], "attempts must be at least 1, got 0"),
+        (&["--attempt", "0"], "attempt must be at least 1, got 0"),
+    ];
+    for (args, needle) in cases {
+        fails_with(
+            &[&["train", "checkerboard"], args, &["--save", save]].concat(),
+            needle,
+        );
+    }
+    assert!(!Path::new(save).exists(), "nothing written");
+}
+
 /// The default checkerboard recipe chooses among 4 starts at its curriculum's end.
 #[test]
 fn starts_without_a_curriculum_are_a_one_line_error() {
@@ -365,14 +430,6 @@ fn bad_input_is_a_one_line_error() {
         (
             &["pattern", "--channels", "0"],
             "--channels: channels must be 1..=128, got 0",
-        ),
-        (
-            &["checkerboard", "--batches", "/nonexistent/b.bits"],
-            "cannot read batch file /nonexistent/b.bits",
-        ),
-        (
-            &["checkerboard", "--init-params", "/nonexistent/p.json"],
-            "cannot read model file /nonexistent/p.json",
         ),
     ];
     for (args, needle) in bad_training {
@@ -529,7 +586,7 @@ fn compute_time_is_written_where_the_environment_says() {
     let record: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&timing).unwrap()).unwrap();
     assert_eq!(record["command"], "train");
-    assert_eq!(record["units"], 5);
+    assert_eq!(record["units"], 3 * 5, "the epochs of its three attempts");
     assert_eq!(record["unit"], "epoch");
     let compute_s = record["compute_s"].as_f64().unwrap();
     let wall_s: f64 = timed
@@ -560,31 +617,41 @@ fn compute_time_is_written_where_the_environment_says() {
 /// The reference training run (checkerboard, batch 2, 16x16, 20 steps, 2 threads) keeps
 /// its peak resident memory within 16 MiB: it keeps the states of every step and
 /// recomputes activations one tile at a time. (A debug build's larger code adds about
-/// 1.5 MiB, so it is held to 18 MiB.)
+/// 1.5 MiB, so it is held to 18 MiB.) The reference run is exact at its first attempt; a
+/// run of three attempts (three epochs each, none exact) may take 4 MiB more: glibc
+/// serves the later attempts' buffers from its heap beside what the first freed.
 #[cfg(target_os = "linux")]
 #[test]
 fn the_reference_run_peaks_under_16_mib() {
-    let dir = tempfile::tempdir().unwrap();
-    let timing = dir.path().join("time.json");
-    logicars()
-        .args(["train", "checkerboard", "--epochs", "3", "--threads", "2"])
-        .args(["--checkpoint-every", "off", "--save"])
-        .arg(dir.path().join("m.json"))
-        .env("LOGICARS_COMPUTE_TIME", &timing)
-        .assert()
-        .success();
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&timing).unwrap()).unwrap();
-    let peak = record["peak_rss_bytes"]
-        .as_u64()
-        .expect("Linux reports VmHWM");
-    assert!(peak > 1 << 20, "a plausible peak: {peak}");
-    let limit_mib = if cfg!(debug_assertions) { 18 } else { 16 };
-    assert!(
-        peak <= limit_mib << 20,
-        "peak {:.1} MiB",
-        peak as f64 / (1 << 20) as f64
-    );
+    for (attempts, extra_mib) in [("1", 0), ("3", 4)] {
+        let dir = tempfile::tempdir().unwrap();
+        let timing = dir.path().join("time.json");
+        logicars()
+            .args(["train", "checkerboard", "--epochs", "3", "--threads", "2"])
+            .args([
+                "--attempts",
+                attempts,
+                "--checkpoint-every",
+                "off",
+                "--save",
+            ])
+            .arg(dir.path().join("m.json"))
+            .env("LOGICARS_COMPUTE_TIME", &timing)
+            .assert()
+            .success();
+        let record: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&timing).unwrap()).unwrap();
+        let peak = record["peak_rss_bytes"]
+            .as_u64()
+            .expect("Linux reports VmHWM");
+        assert!(peak > 1 << 20, "a plausible peak: {peak}");
+        let limit_mib = if cfg!(debug_assertions) { 18 } else { 16 } + extra_mib;
+        assert!(
+            peak <= limit_mib << 20,
+            "{attempts} attempts: peak {:.1} MiB",
+            peak as f64 / (1 << 20) as f64
+        );
+    }
 }
 
 /// `--search-circuits` searches the kept model of a growing task after the last epoch, says

@@ -194,6 +194,95 @@ fn a_run_stopped_between_its_exactness_checks_stops_where_it_would_have() {
     assert!(files_of(run) == reference, "after {done}: files differ");
 }
 
+/// A run of several attempts stopped in its second attempt (by SIGINT, or killed) and
+/// resumed ends with the files of the run never stopped: the checkpoint carries the first
+/// attempt's record and model. With 4 steps the reduced checkerboard is exact in none of
+/// its three 60-epoch attempts.
+#[test]
+fn a_run_stopped_in_a_later_attempt_resumes_to_the_same_files() {
+    let mut run = RUN.to_vec();
+    run.extend(["--attempts", "3"]);
+    let dir = tempfile::tempdir().unwrap();
+    let epochs = 60;
+    let reference = reference_run(&run, dir.path(), epochs);
+    let rows = logged_epochs(&reference.with_file_name("metrics.csv"));
+    assert_eq!(rows, 3 * epochs, "three attempts, none exact");
+    let reference = files_of(reference.parent().unwrap());
+    for (after, signal) in [(100, "-INT"), (130, "-KILL")] {
+        let model = dir.path().join(format!("stopped-{after}/model.json"));
+        let (_, stderr) = interrupt(&run, &model, epochs, after, signal);
+        let run_dir = model.parent().unwrap();
+        let checkpoint =
+            logicars::io::checkpoint_file::load(&run_dir.join("model.checkpoint.json"))
+                .unwrap_or_else(|e| panic!("{signal}: {e}\n{stderr}"));
+        // A kill lands a few epochs late: in the second or the third attempt.
+        let attempt = checkpoint.settings.attempt;
+        assert!((2..=3).contains(&attempt), "{signal}: in attempt {attempt}");
+        assert_eq!(checkpoint.attempts.len(), attempt - 1);
+        logicars()
+            .args(["train", "--resume"])
+            .arg(run_dir)
+            .assert()
+            .success();
+        assert!(
+            files_of(run_dir) == reference,
+            "{signal} after {after}: files differ"
+        );
+    }
+}
+
+/// The attempt a run keeps is trained alone by `--attempt K --attempts 1`: the same
+/// parameters. Seed 0 of the reduced checkerboard in 200 epochs is exact at attempt 2.
+#[test]
+fn one_attempt_of_a_run_is_trained_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = [
+        "train",
+        "checkerboard",
+        "--small",
+        "--seed",
+        "0",
+        "--epochs",
+        "200",
+    ];
+    let (whole, alone) = (dir.path().join("whole.json"), dir.path().join("alone.json"));
+    let out = logicars()
+        .args(base)
+        .args(["--no-artefacts", "--save"])
+        .arg(&whole)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        stdout.contains("attempt 2 exact") && stdout.contains("--attempt 2 --attempts 1"),
+        "{stdout}"
+    );
+    logicars()
+        .args(base)
+        .args([
+            "--attempt",
+            "2",
+            "--attempts",
+            "1",
+            "--no-artefacts",
+            "--save",
+        ])
+        .arg(&alone)
+        .assert()
+        .success();
+    let layers = |path: &Path| {
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        (
+            json["perceive"].clone(),
+            json["update"].clone(),
+            json["training"]["attempt"].clone(),
+        )
+    };
+    assert_eq!(layers(&whole), layers(&alone));
+    assert_eq!(layers(&whole).2, 2, "the model file names its attempt");
+}
+
 #[test]
 fn resume_takes_the_runs_own_settings() {
     let out = logicars()

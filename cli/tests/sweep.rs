@@ -22,18 +22,19 @@ fn a_sweep_counts_exact_runs_per_setting() {
         .unwrap_or_else(|| panic!("{stdout}"));
     let columns: Vec<&str> = summary.split_whitespace().collect();
     assert_eq!(
-        columns[2..6],
-        ["1/2", "9-91%", "1/2", "181"],
-        "exact, its interval, solved, median epoch: {summary}"
+        columns[2..8],
+        ["1/2", "9-91%", "1/2", "9-91%", "1/2", "181"],
+        "exact, its interval, per attempt (one each), its interval, solved, median epoch: \
+         {summary}"
     );
     let runs = std::fs::read_to_string(dir.path().join("runs.csv")).unwrap();
     assert_eq!(runs.lines().count(), 3, "header and two runs: {runs}");
     assert!(
-        runs.contains(",0,false,,,200,"),
+        runs.contains(",0,false,1,1,,,200,"),
         "seed 0 ran all 200 epochs, neither exact nor solved: {runs}"
     );
     assert!(
-        runs.contains(",25,true,181,181,181,"),
+        runs.contains(",25,true,1,1,181,181,181,"),
         "seed 25 stopped when its kept model was exact: {runs}"
     );
     let json: serde_json::Value =
@@ -56,6 +57,48 @@ fn a_sweep_counts_exact_runs_per_setting() {
         [0.0, 0.0],
         "eval agrees that the kept model is exact"
     );
+}
+
+/// A run makes the recipe's attempts until one is exact; the summary gives the rate per
+/// run and per attempt. The reduced checkerboard in 200 epochs: seed 0 is exact at its
+/// second attempt (311 epochs in all), seed 1 at none of three (600 epochs, the second's
+/// model kept), seed 6 at its first (191 epochs).
+#[test]
+fn a_sweep_counts_attempts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("logicars")
+        .unwrap()
+        .args(["sweep", "checkerboard", "--small", "--seeds", "0,1,6"])
+        .args(["--set", "epochs=200", "--set", "attempts=3", "--out"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let summary = stdout
+        .lines()
+        .find(|l| l.starts_with("epochs=200 attempts=3") && l.contains('%'))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let columns: Vec<&str> = summary.split_whitespace().collect();
+    assert_eq!(
+        columns[2..8],
+        ["2/3", "21-94%", "2/6", "10-70%", "2/3", "251"],
+        "exact, per attempt, solved, median epochs until exact: {summary}"
+    );
+    let runs = std::fs::read_to_string(dir.path().join("runs.csv")).unwrap();
+    assert!(runs.contains(",0,true,2,2,"), "{runs}");
+    assert!(runs.contains(",1,false,3,2,"), "{runs}");
+    assert!(runs.contains(",311,"), "{runs}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("sweep.json")).unwrap()).unwrap();
+    let setting = &json["settings"][0];
+    assert_eq!(setting["attempts"], 6);
+    assert!(setting["time_to_exact_median_s"].as_f64().unwrap() > 0.0);
+    assert!(
+        setting["time_to_exact_p90_s"].is_null(),
+        "one run in three has none"
+    );
+    assert_eq!(json["runs"][0]["epochs"], 311);
+    assert_eq!(json["runs"][1]["epochs"], 600);
 }
 
 /// The wrong bits `eval` reports on the exact check's probes (`--seed 99 --batch 16`, and

@@ -13,7 +13,7 @@ use crate::io::json::{check_header, invalid, parse, Invalid};
 use crate::io::model_file::{self, ModelFile};
 use crate::model::config::TrainSettings;
 use crate::model::network::Model;
-use crate::train::{EpochMetrics, ExactWatch, TrainerState};
+use crate::train::{AttemptRecord, EpochMetrics, ExactWatch, TrainerState};
 
 pub const FORMAT: &str = "logicars-checkpoint";
 pub const VERSION: u32 = 1;
@@ -43,6 +43,10 @@ pub struct Checkpoint {
     pub outputs: RunOutputs,
     /// When the run's kept model was checked for exactness (a run that stops once exact).
     pub exact_watch: ExactWatch,
+    /// The run's finished attempts, in order, before the one training now.
+    pub attempts: Vec<AttemptRecord>,
+    /// The model the best of them keeps, when there were any.
+    pub kept: Option<Model>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -57,6 +61,12 @@ struct CheckpointFile {
     /// Absent from checkpoints written before runs stopped once exact.
     #[serde(default)]
     exact_watch: ExactWatch,
+    /// Absent from checkpoints of a run's first attempt and from those written before
+    /// runs made attempts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    attempts: Vec<AttemptRecord>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    kept: Option<ModelFile>,
 }
 
 /// The checkpoint of the model saved at `model`: `model.json` -> `model.checkpoint.json`.
@@ -79,6 +89,11 @@ pub fn save(checkpoint: &Checkpoint, path: &Path) -> Result<(), CheckpointError>
         history: checkpoint.history.clone(),
         outputs: checkpoint.outputs.clone(),
         exact_watch: checkpoint.exact_watch,
+        attempts: checkpoint.attempts.clone(),
+        kept: checkpoint
+            .kept
+            .as_ref()
+            .map(|m| model_file::to_file(m, None)),
     };
     let json = serde_json::to_vec(&file).map_err(|e| write_err(e.into()))?;
     crate::io::atomic::write_atomically(path, &json).map_err(write_err)
@@ -118,6 +133,12 @@ pub fn from_json(text: &str) -> Result<Checkpoint, Invalid> {
         );
         return Err(invalid("exact_watch", message));
     }
+    check_attempts(&file.attempts, file.kept.is_some(), &settings)?;
+    let kept = file
+        .kept
+        .map(model_file::from_file)
+        .transpose()
+        .map_err(|(path, message)| (format!("kept.{path}"), message))?;
     Ok(Checkpoint {
         model,
         settings,
@@ -125,7 +146,44 @@ pub fn from_json(text: &str) -> Result<Checkpoint, Invalid> {
         history: file.history,
         outputs: file.outputs,
         exact_watch: file.exact_watch,
+        attempts: file.attempts,
+        kept,
     })
+}
+
+/// The finished attempts are the ones before the training one, in order, none exact
+/// (the run would have ended), and a kept model comes with them.
+fn check_attempts(
+    attempts: &[AttemptRecord],
+    kept: bool,
+    settings: &TrainSettings,
+) -> Result<(), Invalid> {
+    if attempts.len() >= settings.attempt || kept == attempts.is_empty() {
+        let message = format!(
+            "{} attempts before attempt {}, with {} kept model",
+            attempts.len(),
+            settings.attempt,
+            if kept { "a" } else { "no" }
+        );
+        return Err(invalid("attempts", message));
+    }
+    let first = settings.attempt - attempts.len();
+    match attempts
+        .iter()
+        .enumerate()
+        .find(|(i, r)| r.attempt != first + i || r.exact)
+    {
+        Some((i, r)) => Err(invalid(
+            format!("attempts[{i}]"),
+            format!(
+                "attempt {} (exact: {}) where attempt {} that was not exact belongs",
+                r.attempt,
+                r.exact,
+                first + i
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The history holds epochs 1..=done in order, and done is within the run.

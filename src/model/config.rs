@@ -7,6 +7,7 @@ use crate::model::parametrization::Parametrization;
 use crate::model::pattern::PatternTarget;
 use crate::model::recipe::Recipe;
 use crate::model::task::TaskKind;
+use crate::train::attempts::attempt_seed;
 
 /// The most channels a cell may have.
 pub const MAX_CHANNELS: usize = 128;
@@ -211,6 +212,19 @@ pub struct TrainSettings {
     pub learning_rate: f32,
     pub seed: u64,
     pub recipe: Recipe,
+    /// Which attempt of the run these settings train (1-based): attempt 1 trains from
+    /// the seed, attempt `k` from [`attempt_seed`]`(seed, k)`. A run tries the recipe's
+    /// number of attempts from this one on (absent in a file: 1).
+    #[serde(default = "first_attempt", skip_serializing_if = "is_first_attempt")]
+    pub attempt: usize,
+}
+
+fn first_attempt() -> usize {
+    1
+}
+
+fn is_first_attempt(attempt: &usize) -> bool {
+    *attempt == 1
 }
 
 /// Ranges of the knobs, as their errors name them.
@@ -219,6 +233,26 @@ const SHARE_OF_RUN: &str = "a share of the run from 0 to 1";
 const SHARE_OF_GATES: &str = "a share of the gates from 0 to 1";
 
 impl TrainSettings {
+    /// The seed this attempt wires, initialises and draws its batches from.
+    pub fn attempt_seed(&self) -> u64 {
+        attempt_seed(self.seed, self.attempt)
+    }
+
+    /// The last attempt the run may try.
+    pub fn last_attempt(&self) -> usize {
+        self.attempt
+            .saturating_add(self.recipe.attempts.saturating_sub(1))
+    }
+
+    /// The settings of attempt `attempt` of the same run: the run from that attempt on,
+    /// with the attempts it has left (so its last attempt stays the run's).
+    pub fn for_attempt(&self, attempt: usize) -> TrainSettings {
+        let mut settings = self.clone();
+        settings.recipe.attempts = self.last_attempt().saturating_sub(attempt) + 1;
+        settings.attempt = attempt;
+        settings
+    }
+
     /// Checks every setting of a run, wherever it came from (`train` flags, `sweep --set`,
     /// a model file's training block), so that all accept the same values: first the
     /// range of each knob, then what the recipe asks of the task.
@@ -235,6 +269,8 @@ impl TrainSettings {
             ("batch", self.batch),
             ("loss-steps", r.loss_steps),
             ("starts", r.starts),
+            ("attempts", r.attempts),
+            ("attempt", self.attempt),
         ];
         if let Some((what, got)) = counts.into_iter().find(|&(_, n)| n == 0) {
             let (expected, got) = ("at least 1", got.to_string());

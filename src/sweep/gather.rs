@@ -134,6 +134,9 @@ mod tests {
         Outcome {
             setting,
             seed,
+            attempts: 1,
+            attempt: 1,
+            epochs_before: 0,
             solved_at: None,
             exact_at: None,
             epochs,

@@ -17,18 +17,21 @@ pub mod stats;
 
 pub use plan::{check_plan, plan, MAX_RUNS};
 
-use std::ops::ControlFlow;
 use std::time::Instant;
 
 use crate::error::ConfigError;
+#[cfg(doc)]
 use crate::evaluate::fresh_check;
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::network::Model;
 use crate::model::task::TaskKind;
 use crate::tasks::{preset, Override};
-use crate::train::{
-    self, fresh_model, search_gates, ExactWatch, GateSearch, Keep, Metrics, SearchPlan, Trainer,
-};
+#[cfg(doc)]
+use crate::train;
+use crate::train::attempts::run_attempts;
+#[cfg(doc)]
+use crate::train::{search_gates, ExactWatch, Keep};
+use crate::train::{GateSearch, Metrics};
 
 /// One setting of a sweep: changes to the task's preset, and how to name them.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,39 +52,48 @@ impl Setting {
     }
 }
 
-/// What one run did.
+/// What one run did: its attempts, and the one whose model it keeps.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     /// Index of the run's setting.
     pub setting: usize,
     pub seed: u64,
-    /// The first epoch that solved the task (its batch right).
+    /// Attempts the run made ([`crate::train::attempts`]).
+    pub attempts: usize,
+    /// The attempt whose model the run keeps (the exact one, when one is).
+    pub attempt: usize,
+    /// Epochs of the attempts before the kept one.
+    pub epochs_before: usize,
+    /// The first epoch that solved the task (its batch right), in the kept attempt.
     pub solved_at: Option<usize>,
     /// The first epoch whose kept model was found exact (checked at solved epochs, at
-    /// most every [`EXACT_CHECK_GAP`](train::EXACT_CHECK_GAP) epochs).
+    /// most every [`EXACT_CHECK_GAP`](train::EXACT_CHECK_GAP) epochs), in the kept
+    /// attempt.
     pub exact_at: Option<usize>,
-    /// Epochs run (fewer than planned when the run stopped once exact, or diverged).
+    /// Epochs run, over every attempt (fewer than planned when an attempt stopped once
+    /// exact or stalled, or diverged). For an exact run, the epochs it took to be exact.
     pub epochs: usize,
-    /// The last epoch's metrics.
+    /// The kept attempt's last epoch's metrics.
     pub last: Option<Metrics>,
     /// The accuracy of the run's kept model ([`Keep::Best`]) on fresh inputs
     /// ([`fresh_check`]; none when the run stopped before its first epoch).
     pub fresh_accuracy: Option<f64>,
     /// Whether the kept model is exact: every bit of the fresh check right. A run's success.
     pub exact: bool,
+    /// Wall time of every attempt: for an exact run, its time to an exact circuit.
     pub wall_s: f64,
     /// Of `wall_s`, the seconds the gate search took, when it ran.
     pub search_s: Option<f64>,
-    /// Why the run stopped early, if it failed.
+    /// Why the run's last attempt stopped early, if it failed.
     pub error: Option<String>,
     /// What the recipe's gate search did to the kept model, when it ran.
     pub search: Option<GateSearch>,
 }
 
-/// Trains `task` (`small` preset) with `setting` from `seed` through the epoch loop of
-/// [`train::run`]; stops at the first epoch whose kept model is exact ([`ExactWatch`])
-/// when `stop_when_exact`, and runs the recipe's [`search_gates`] on the kept model.
-/// Returns what the run did and the model it keeps.
+/// Trains `task` (`small` preset) with `setting` from `seed`, attempt after attempt
+/// ([`run_attempts`]); each attempt stops at the first epoch whose kept model is exact
+/// ([`ExactWatch`]) when `stop_when_exact`, and runs the recipe's [`search_gates`] on its
+/// kept model. Returns what the run did and the model it keeps.
 pub fn run(
     task: TaskKind,
     small: bool,
@@ -91,35 +103,51 @@ pub fn run(
 ) -> Result<(Outcome, Model), ConfigError> {
     let start = Instant::now();
     let (config, settings) = setting.apply(task, small, seed);
-    let trainer = Trainer::new(fresh_model(config, &settings)?, settings);
-    let mut watch = ExactWatch::default();
-    let (trainer, summary, error) = train::run(trainer, |trainer, m| {
-        if watch.observe(trainer, m) && stop_when_exact {
-            return ControlFlow::Break(());
-        }
-        ControlFlow::Continue(())
-    });
-    let mut kept = trainer.kept_model(Keep::Best);
-    let plan = SearchPlan::of(&trainer.settings().recipe);
-    let searching = Instant::now();
-    let search = search_gates(&mut kept, plan, |_| {});
-    let search_s = search.map(|_| searching.elapsed().as_secs_f64());
-    let fresh = trainer.best().map(|_| fresh_check(&kept));
+    let run = run_attempts(&config, &settings, stop_when_exact, 1, |_, _| {})?;
+    let kept = run.kept_record();
+    let search_s = run.search_s;
     let outcome = Outcome {
         setting: 0,
         seed,
-        solved_at: watch.solved_at(),
-        exact_at: watch.exact_at(),
-        epochs: summary.epochs,
-        last: summary.last.map(|m| m.metrics),
-        fresh_accuracy: fresh.as_ref().map(|f| f.accuracy),
-        exact: fresh.is_some_and(|f| f.exact()),
+        attempts: run.records.len(),
+        attempt: kept.attempt,
+        epochs_before: run
+            .records
+            .iter()
+            .take_while(|r| r.attempt < kept.attempt)
+            .map(|r| r.epochs)
+            .sum(),
+        solved_at: kept.solved_at,
+        exact_at: kept.exact_at,
+        epochs: run.records.iter().map(|r| r.epochs).sum(),
+        last: kept.history.last().map(|m| m.metrics),
+        fresh_accuracy: (!kept.history.is_empty()).then_some(kept.fresh_accuracy),
+        exact: kept.exact,
         wall_s: start.elapsed().as_secs_f64(),
         search_s,
-        error: error.map(|e| e.to_string()),
-        search,
+        error: run.error.as_ref().map(|e| e.to_string()),
+        search: kept.search,
     };
-    Ok((outcome, kept))
+    Ok((outcome, run.kept))
+}
+
+impl Outcome {
+    /// The epochs an exact run trained until its model was exact, over every attempt.
+    pub fn epochs_to_exact(&self) -> Option<usize> {
+        let kept_epochs = self.epochs.saturating_sub(self.epochs_before);
+        self.exact
+            .then(|| self.epochs_before + self.exact_at.unwrap_or(kept_epochs))
+    }
+
+    /// The seconds until the run held an exact model (all of its time, since a run ends
+    /// at its first exact attempt); infinite for a run that ended without one.
+    pub fn time_to_exact(&self) -> f64 {
+        if self.exact {
+            self.wall_s
+        } else {
+            f64::INFINITY
+        }
+    }
 }
 
 /// What the runs of one setting add up to.
@@ -130,12 +158,19 @@ pub struct Summary {
     pub exact: usize,
     /// 95% Wilson interval of the success rate.
     pub interval: (f64, f64),
+    /// Attempts made over every run. A run stops at its first exact attempt, so `exact`
+    /// of them were exact: the rate of one attempt, by which recipes are compared.
+    pub attempts: usize,
+    /// 95% Wilson interval of the rate of one attempt.
+    pub attempt_interval: (f64, f64),
     /// Runs solved (a batch right), exact or not.
     pub solved: usize,
-    /// Median epoch of success over the exact runs (where the run found its kept model
-    /// exact, or its last epoch).
+    /// Median epochs until exact over the exact runs, every attempt counted.
     pub median_epochs: Option<f64>,
     pub median_wall_s: Option<f64>,
+    /// Median and 90th percentile of the time to an exact circuit over every run, a run
+    /// without one counting as never (then `None` where more than that share has none).
+    pub time_to_exact: (Option<f64>, Option<f64>),
 }
 
 /// One summary per setting (`settings` of them), in order.
@@ -145,17 +180,26 @@ pub fn summarize(outcomes: &[Outcome], settings: usize) -> Vec<Summary> {
             let mine: Vec<&Outcome> = outcomes.iter().filter(|o| o.setting == s).collect();
             let exact: Vec<f64> = mine
                 .iter()
-                .filter(|o| o.exact)
-                .map(|o| o.exact_at.unwrap_or(o.epochs) as f64)
+                .filter_map(|o| o.epochs_to_exact())
+                .map(|e| e as f64)
                 .collect();
             let walls: Vec<f64> = mine.iter().map(|o| o.wall_s).collect();
+            let times: Vec<f64> = mine.iter().map(|o| o.time_to_exact()).collect();
+            let finite = |t: Option<f64>| t.filter(|t| t.is_finite());
+            let attempts = mine.iter().map(|o| o.attempts).sum();
             Summary {
                 runs: mine.len(),
                 exact: exact.len(),
                 interval: stats::wilson_95(exact.len(), mine.len()),
+                attempts,
+                attempt_interval: stats::wilson_95(exact.len(), attempts),
                 solved: mine.iter().filter(|o| o.solved_at.is_some()).count(),
                 median_epochs: stats::median(&exact),
                 median_wall_s: stats::median(&walls),
+                time_to_exact: (
+                    finite(stats::median(&times)),
+                    finite(stats::percentile(&times, 0.9)),
+                ),
             }
         })
         .collect()
@@ -188,6 +232,9 @@ mod tests {
         let outcome = |setting, solved_at: Option<usize>| Outcome {
             setting,
             seed: 0,
+            attempts: 1,
+            attempt: 1,
+            epochs_before: 0,
             solved_at,
             exact_at: solved_at,
             epochs: 10,

@@ -29,6 +29,15 @@ pub struct Row {
 /// The deterministic part of a row: [`Outcome`] without its wall time.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunResult {
+    /// Attempts the run made (absent: one).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub attempts: usize,
+    /// The attempt whose model the run keeps (absent: the first).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub attempt: usize,
+    /// Epochs of the attempts before the kept one (absent: none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub epochs_before: usize,
     pub exact: bool,
     pub exact_at: Option<usize>,
     pub solved_at: Option<usize>,
@@ -62,6 +71,18 @@ pub struct Provenance {
     pub threads: usize,
 }
 
+fn one() -> usize {
+    1
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
 }
@@ -79,6 +100,9 @@ impl Row {
             setting: manifest.sweep.settings[outcome.setting].clone(),
             seed: outcome.seed,
             result: RunResult {
+                attempts: outcome.attempts,
+                attempt: outcome.attempt,
+                epochs_before: outcome.epochs_before,
                 exact: outcome.exact,
                 exact_at: outcome.exact_at,
                 solved_at: outcome.solved_at,
@@ -109,6 +133,9 @@ impl Row {
         Outcome {
             setting,
             seed: self.seed,
+            attempts: r.attempts,
+            attempt: r.attempt,
+            epochs_before: r.epochs_before,
             solved_at: r.solved_at,
             exact_at: r.exact_at,
             epochs: r.epochs,
@@ -177,6 +204,9 @@ mod tests {
         Outcome {
             setting: 0,
             seed: 4,
+            attempts: 3,
+            attempt: 2,
+            epochs_before: 5,
             solved_at: Some(7),
             exact_at: None,
             epochs: 9,
@@ -214,8 +244,9 @@ mod tests {
         assert_eq!(Row::done(&m, dir.path(), 0, 3), None);
     }
 
-    /// A run without a gate search writes no `search` key, as rows did before searches
-    /// were recorded, and such a row reads back without one.
+    /// A run of one attempt without a gate search writes no `search` or attempt keys, as
+    /// rows did before searches and attempts were recorded, and such a row reads back
+    /// without them.
     #[test]
     fn a_row_without_a_search_has_no_search_key() {
         let dir = tempfile::tempdir().unwrap();
@@ -223,6 +254,9 @@ mod tests {
         let unsearched = Outcome {
             search: None,
             search_s: None,
+            attempts: 1,
+            attempt: 1,
+            epochs_before: 0,
             ..outcome(0.5)
         };
         let path = m.row_path(dir.path(), 0, 4);
@@ -231,6 +265,10 @@ mod tests {
             .unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains("search"), "{text}");
+        assert!(
+            !text.contains("attempt") && !text.contains("before"),
+            "{text}"
+        );
         assert_eq!(Row::read(&path).unwrap().outcome(0), unsearched);
     }
 

@@ -26,6 +26,15 @@ pub fn median(values: &[f64]) -> Option<f64> {
     }
 }
 
+/// The `share` percentile by nearest rank: the smallest value at least `share` of the
+/// values are at most (the 9th of 10 for 0.9); `None` when empty.
+pub fn percentile(values: &[f64], share: f64) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = (share * sorted.len() as f64).ceil() as usize;
+    sorted.get(rank.clamp(1, sorted.len().max(1)) - 1).copied()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -49,5 +58,16 @@ mod tests {
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
         assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn percentile_by_nearest_rank() {
+        let ten: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert_eq!(percentile(&ten, 0.9), Some(9.0));
+        assert_eq!(percentile(&ten, 0.5), Some(5.0));
+        assert_eq!(percentile(&ten, 1.0), Some(10.0));
+        assert_eq!(percentile(&[3.0, f64::INFINITY], 0.9), Some(f64::INFINITY));
+        assert_eq!(percentile(&[4.0], 0.1), Some(4.0));
+        assert_eq!(percentile(&[], 0.9), None);
     }
 }

@@ -284,6 +284,29 @@ pub static KNOBS: &[Knob] = &[
                recipe's, 0]",
         target: Target::Count(|_, s| &mut s.recipe.rewire_layers),
     },
+    Knob {
+        key: "attempts",
+        value_name: "N",
+        help: "Attempts the run may make: when an attempt's kept model is not exact at its \
+               end, train again from a new seed derived from (seed, attempt), and keep the \
+               best model of all (exact first); 1: one attempt [default: the recipe's]",
+        target: Target::Count(|_, s| &mut s.recipe.attempts),
+    },
+    Knob {
+        key: "attempt",
+        value_name: "K",
+        help: "The attempt to start at: with --attempts 1, trains attempt K of the seed \
+               alone, as the run that reached it trained it [default: 1]",
+        target: Target::Count(|_, s| &mut s.attempt),
+    },
+    Knob {
+        key: "stall",
+        value_name: "EPOCHS",
+        help: "Stop an attempt that is not the run's last once its hard loss has not reached \
+               a new low for EPOCHS epochs (counted after the curriculum), and go on to the \
+               next; 0: never [default: the recipe's]",
+        target: Target::Count(|_, s| &mut s.recipe.stall),
+    },
 ];
 
 impl Knob {

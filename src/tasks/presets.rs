@@ -143,6 +143,7 @@ fn settings(seed: u64, epochs: usize, batch: usize, learning_rate: f32) -> Train
         learning_rate,
         seed,
         recipe: Recipe::named(RecipeName::Paper, TaskKind::Checkerboard, (0, 0)),
+        attempt: 1,
     }
 }
 

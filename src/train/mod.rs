@@ -1,6 +1,7 @@
 //! Training: the objective (rollouts, loss, gradient), the optimizer, and the epoch loop.
 //! Epochs are scored with the losses and hard scoring of [`crate::evaluate`].
 
+pub mod attempts;
 pub mod best;
 pub mod error;
 pub mod exact_watch;
@@ -12,6 +13,7 @@ pub mod starts;
 pub mod state;
 pub mod trainer;
 
+pub use attempts::{attempt_seed, best_attempt, AttemptRecord, StallWatch};
 pub use best::{BestModel, Keep};
 pub use error::TrainError;
 pub use exact_watch::{ExactWatch, EXACT_CHECK_GAP};

@@ -70,7 +70,7 @@ impl Progress {
     /// A fresh start of `model` for the run with `settings`, its generators seeded from
     /// the start's seed.
     pub fn fresh(start: usize, model: &Model, settings: &TrainSettings) -> Self {
-        let seed = start_seed(settings.seed, start);
+        let seed = start_seed(settings.attempt_seed(), start);
         let rng_on = |stream| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             rng.set_stream(stream);

@@ -173,14 +173,14 @@ fn draw_sweep(
     title: &str,
 ) -> PlotResult {
     let height = 140 + 40 * labels.len() as u32;
-    let root = SVGBackend::with_string(svg, (800, height)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (920, height)).into_drawing_area();
     root.fill(&WHITE)?;
     let unsolved_at = epochs as f64 * 1.06;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 20))
         .margin(12)
         .x_label_area_size(40)
-        .y_label_area_size(200)
+        .y_label_area_size(320)
         .build_cartesian_2d(
             0f64..epochs as f64 * 1.1,
             (0..labels.len()).into_segmented(),
@@ -188,7 +188,7 @@ fn draw_sweep(
     chart
         .configure_mesh()
         .disable_y_mesh()
-        .x_desc("epoch found exact (o: solved, not exact; x: neither)")
+        .x_desc("epochs until exact, every attempt (o: solved, not exact; x: neither)")
         .y_label_formatter(&|v| match v {
             SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
             _ => String::new(),
@@ -197,7 +197,7 @@ fn draw_sweep(
         .draw()?;
     let blue = RGBColor(46, 134, 193);
     chart.draw_series(outcomes.iter().filter(|o| o.exact).map(|o| {
-        let e = o.exact_at.unwrap_or(o.epochs) as f64;
+        let e = o.epochs_to_exact().unwrap_or(o.epochs) as f64;
         Circle::new(
             (e, SegmentValue::CenterOf(o.setting)),
             4,

@@ -179,6 +179,15 @@ fn recipe(r: &Recipe) -> String {
     if r.rewire_layers > 0 {
         changes.push(format!("rewiring the last {} layers", r.rewire_layers));
     }
+    if r.attempts > 1 {
+        changes.push(format!("up to {} attempts", r.attempts));
+    }
+    if r.stall > 0 {
+        changes.push(format!(
+            "an attempt stops after {} epochs without a new low",
+            r.stall
+        ));
+    }
     match (changes.is_empty(), r.name) {
         (true, RecipeName::Paper) => "paper".to_string(),
         (true, name) => format!("{} (the paper's settings)", name.name()),

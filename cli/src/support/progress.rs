@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use logicars::io::atomic::write_atomically;
-use logicars::train::EpochMetrics;
+use logicars::train::{AttemptRecord, EpochMetrics};
 
 /// One progress line per logged epoch, e.g.
 /// `Epoch   50: soft_loss=12.34, hard_loss=3.00, acc=99.41% [1.2s]`.
@@ -49,10 +49,16 @@ pub struct Progress {
     interval: usize,
     epochs: usize,
     start: Instant,
+    /// `attempt 2 of 4: ` in a run that may make several attempts; its log then has an
+    /// `attempt` column.
+    label: Option<String>,
+    attempt: usize,
 }
 
 #[derive(serde::Serialize)]
 struct LogRow {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attempt: Option<usize>,
     epoch: usize,
     soft_loss: f64,
     hard_loss: f64,
@@ -62,12 +68,16 @@ struct LogRow {
 /// The log's first line.
 const LOG_HEADER: &[u8] = b"epoch,soft_loss,hard_loss,accuracy\n";
 
-/// One whole line of the log.
-fn log_row(m: &EpochMetrics) -> Result<Vec<u8>> {
+/// The log's first line in a run that may make several attempts.
+const ATTEMPTS_LOG_HEADER: &[u8] = b"attempt,epoch,soft_loss,hard_loss,accuracy\n";
+
+/// One whole line of the log; `attempt` in a run that may make several.
+fn log_row(attempt: Option<usize>, m: &EpochMetrics) -> Result<Vec<u8>> {
     let mut row = csv::WriterBuilder::new()
         .has_headers(false)
         .from_writer(Vec::new());
     row.serialize(LogRow {
+        attempt,
         epoch: m.epoch,
         soft_loss: m.metrics.soft_loss,
         hard_loss: m.metrics.hard_loss,
@@ -77,18 +87,28 @@ fn log_row(m: &EpochMetrics) -> Result<Vec<u8>> {
 }
 
 impl Progress {
-    /// Starts the log over with the rows of the epochs already run (`history`, written
-    /// whole), then appends each epoch's row with one write, so that a reader never sees
-    /// half a row. The log holds no timings: the same seed gives the same file bit for bit.
+    /// Starts the log over with the rows of the epochs already run (those of the
+    /// `finished` attempts, then `history`, the training attempt's; written whole), then
+    /// appends each epoch's row with one write, so that a reader never sees half a row.
+    /// The log holds no timings: the same seed gives the same file bit for bit. `label`
+    /// names the attempt in a run that may make several.
     pub fn new(
-        epochs: usize,
-        interval: usize,
+        (epochs, interval): (usize, usize),
         log_path: &Path,
+        finished: &[AttemptRecord],
         history: &[EpochMetrics],
+        (attempt, label): (usize, Option<String>),
     ) -> Result<Self> {
-        let mut text = LOG_HEADER.to_vec();
-        for m in history {
-            text.extend(log_row(m)?);
+        let several = label.is_some();
+        let mut text = match several {
+            true => ATTEMPTS_LOG_HEADER.to_vec(),
+            false => LOG_HEADER.to_vec(),
+        };
+        let earlier = finished
+            .iter()
+            .flat_map(|a| a.history.iter().map(|m| (a.attempt, m)));
+        for (a, m) in earlier.chain(history.iter().map(|m| (attempt, m))) {
+            text.extend(log_row(several.then_some(a), m)?);
         }
         write_atomically(log_path, &text)
             .with_context(|| format!("writing log {}", log_path.display()))?;
@@ -111,6 +131,8 @@ impl Progress {
             interval,
             epochs,
             start: Instant::now(),
+            label,
+            attempt,
         })
     }
 
@@ -119,14 +141,16 @@ impl Progress {
     }
 
     pub fn record(&mut self, m: &EpochMetrics) -> Result<()> {
+        let attempt = self.label.as_ref().map(|_| self.attempt);
         self.log
-            .write_all(&log_row(m)?)
+            .write_all(&log_row(attempt, m)?)
             .context("writing the training log")?;
+        let label = self.label.as_deref().unwrap_or_default();
         self.bar.set_position(m.epoch as u64);
         self.bar
-            .set_message(format!("hard_loss={:.0}", m.metrics.hard_loss));
+            .set_message(format!("{label}hard_loss={:.0}", m.metrics.hard_loss));
         if m.epoch.is_multiple_of(self.interval) || m.epoch == self.epochs {
-            let line = epoch_line(m, self.elapsed_s());
+            let line = format!("{label}{}", epoch_line(m, self.elapsed_s()));
             self.bar.suspend(|| eprintln!("{line}"));
         }
         Ok(())

@@ -51,8 +51,8 @@ pub fn merge(dirs: &[&Path]) -> (i32, String) {
 }
 
 /// A sweep's four tables with every wall time removed: runs.csv without its wall_s
-/// column, sweep.json without wall_s and median_wall_s, summary.txt without "median s",
-/// and sweep.svg whole.
+/// column, sweep.json without wall_s, median_wall_s and the times to exact, summary.txt
+/// without its columns of seconds (the last two), and sweep.svg whole.
 pub fn tables(dir: &Path) -> [String; 4] {
     let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
     let text = read("runs.csv");
@@ -72,18 +72,25 @@ pub fn tables(dir: &Path) -> [String; 4] {
     }
     let mut json: serde_json::Value = serde_json::from_str(&read("sweep.json")).unwrap();
     for setting in json["settings"].as_array_mut().unwrap() {
-        setting
-            .as_object_mut()
-            .unwrap()
-            .remove("median_wall_s")
-            .unwrap();
+        let setting = setting.as_object_mut().unwrap();
+        for timed in [
+            "median_wall_s",
+            "time_to_exact_median_s",
+            "time_to_exact_p90_s",
+        ] {
+            setting.remove(timed).unwrap();
+        }
     }
     for run in json["runs"].as_array_mut().unwrap() {
         run.as_object_mut().unwrap().remove("wall_s").unwrap();
     }
-    let summary: String = read("summary.txt")
+    // The table is fixed-width: the seconds start where "median epoch" ends.
+    let summary = read("summary.txt");
+    let header = summary.lines().next().unwrap();
+    let cut = header.find("median epoch").unwrap() + "median epoch".len();
+    let summary: String = summary
         .lines()
-        .map(|line| line.rsplitn(2, "  ").last().unwrap().trim_end().to_string() + "\n")
+        .map(|line| line[..cut].trim_end().to_string() + "\n")
         .collect();
     [runs, json.to_string(), summary, read("sweep.svg")]
 }

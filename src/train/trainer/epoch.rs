@@ -171,7 +171,7 @@ impl Trainer {
         if perfect || time_to_choose || rivals.is_empty() {
             self.chosen = Some(Choice {
                 start: lead,
-                seed: starts::start_seed(s.seed, lead),
+                seed: starts::start_seed(s.attempt_seed(), lead),
                 epoch,
                 perfect,
             });

@@ -25,7 +25,7 @@ pub fn fresh_model(
 ) -> Result<Model, ConfigError> {
     settings.validate(&config)?;
     config.parametrization = settings.recipe.parametrization;
-    seeded_model(config, settings, settings.seed)
+    seeded_model(config, settings, settings.attempt_seed())
 }
 
 /// A model of `config` wired and initialised from `seed` with the recipe's pass-through.
@@ -42,7 +42,7 @@ fn seeded_model(
 /// Start `start` of the run, fresh: its model of the run's `config` wired and
 /// initialised from the start's own seed.
 pub(super) fn rival(start: usize, config: &ModelConfig, settings: &TrainSettings) -> Rival {
-    let seed = starts::start_seed(settings.seed, start);
+    let seed = starts::start_seed(settings.attempt_seed(), start);
     let model = seeded_model(config.clone(), settings, seed)
         .expect("the run's model was built from this config");
     let wiring = CompiledWiring::of(&model);

@@ -229,10 +229,14 @@ fn verdict(outcome: &Outcome) -> String {
     let solved = outcome
         .solved_at
         .map_or("not solved".into(), |e| format!("solved at {e}"));
+    let attempt = match outcome.attempts {
+        1 => String::new(),
+        made => format!(" in attempt {} of the {made} made", outcome.attempt),
+    };
     match (outcome.exact, outcome.exact_at) {
-        (true, Some(e)) => format!("exact at {e} ({solved})"),
+        (true, Some(e)) => format!("exact at {e}{attempt} ({solved})"),
         // Found exact after the last epoch: by the recipe's gate search.
-        (true, None) => format!("exact after the last epoch ({solved})"),
-        (false, _) => format!("not exact ({solved})"),
+        (true, None) => format!("exact after the last epoch{attempt} ({solved})"),
+        (false, _) => format!("not exact{attempt}; the best: {solved}"),
     }
 }

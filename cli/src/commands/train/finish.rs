@@ -2,139 +2,213 @@
 //! a signal (checkpoint and model, and how to resume), or diverged (the last good model).
 
 use std::path::Path;
-use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use logicars::evaluate::fresh::fresh_check;
 use logicars::io::atomic::write_atomically;
 use logicars::io::checkpoint_file::{self, RunOutputs};
 use logicars::io::model_file;
+use logicars::model::config::TrainSettings;
 use logicars::model::network::Model;
 use logicars::train::{
-    search_gates, Choice, EpochMetrics, ExactWatch, GateSearch, Keep, SearchPlan, TrainError,
-    TrainSummary, Trainer,
+    best_attempt, AttemptRecord, Choice, EpochMetrics, GateSearch, Keep, TrainError, TrainSummary,
+    Trainer,
 };
 use logicars::views::plot;
 
-use super::checkpoint::save_checkpoint;
+use super::checkpoint::{save_checkpoint, Saved};
 use super::stop::Interrupted;
-use crate::support::progress::search_bar;
 use crate::support::rollout_picture::training_gif;
 
-/// A session's trainer after its last epoch, where it writes, and every epoch's metrics.
+/// A session stopped by a signal or a divergence: its trainer and what its checkpoint
+/// keeps.
 pub struct End<'a> {
     pub trainer: &'a Trainer,
-    pub outputs: &'a RunOutputs,
-    pub history: &'a [EpochMetrics],
+    pub saved: Saved<'a>,
     /// Which parameters the run saves.
     pub keep: Keep,
-    /// When the run's kept model was checked for exactness, for its checkpoint.
-    pub exact_watch: ExactWatch,
 }
 
 impl End<'_> {
-    /// The run is complete (all its epochs, or those until its last epoch's kept model was
-    /// found `exact`): the model and its pictures, and no checkpoint is left.
-    /// Returns the saved model, for [`print_fresh_check`] once the trainer is gone.
-    pub fn finished(&self, wall_s: f64, ran: usize, exact: bool) -> Result<Model> {
-        let mut model = self.trainer.kept_model(self.keep);
-        let searched = Instant::now();
-        let plan = SearchPlan::of(&self.trainer.settings().recipe);
-        let bar = search_bar(plan.budget);
-        let search = search_gates(&mut model, plan, |tried| bar.set_position(tried as u64));
-        bar.finish_and_clear();
-        let search_s = searched.elapsed().as_secs_f64();
-        self.save_model_and_artefacts(&model)?;
-        self.remove_checkpoint()?;
-        let planned = self.trainer.settings().epochs;
-        let stopped = exact.then(|| {
-            format!(" of {planned}: stopped, the kept model exact (--full trains every epoch)")
-        });
-        print_summary(
-            &TrainSummary::of(self.history),
-            wall_s,
-            ran,
-            self.outputs,
-            stopped,
-        );
-        self.print_kept();
-        if let Some(search) = search {
-            println!("gate search:  {}", search_text(&search, search_s));
-        }
-        if let Some(choice) = self.trainer.chosen() {
-            let starts = self.trainer.settings().recipe.starts;
-            println!("start:        {}", choice_text(choice, starts));
-        }
-        Ok(model)
-    }
-
     /// A signal stopped the run after an epoch: write where it is, say how to go on.
     pub fn interrupted(&self, code: u8) -> Result<()> {
-        save_checkpoint(
-            self.trainer,
-            self.history,
-            self.outputs,
-            self.keep,
-            self.exact_watch,
-        )?;
+        save_checkpoint(self.trainer, &self.saved, self.keep)?;
         let done = self.trainer.epochs_done();
-        let epochs = self.trainer.settings().epochs;
-        let run = self.outputs.model.parent().unwrap_or(Path::new("."));
+        let settings = self.trainer.settings();
+        let epochs = settings.epochs;
+        let outputs = self.saved.outputs;
+        let run = outputs.model.parent().unwrap_or(Path::new("."));
+        let attempt = match self.saved.attempts.is_empty() {
+            true => String::new(),
+            false => format!(" of attempt {}", settings.attempt),
+        };
         let message = format!(
-            "stopped after epoch {done} of {epochs}; the model so far is in {}, the \
+            "stopped after epoch {done} of {epochs}{attempt}; the model so far is in {}, the \
              checkpoint in {}\nresume with: logicars train --resume {}",
-            self.outputs.model.display(),
-            checkpoint_file::path_beside(&self.outputs.model).display(),
+            outputs.model.display(),
+            checkpoint_file::path_beside(&outputs.model).display(),
             run.display()
         );
         Err(Interrupted { code, message }.into())
     }
 
-    /// The loss or the parameters became non-finite: keep the last good model.
+    /// The loss or the parameters became non-finite: keep the best earlier attempt's
+    /// model, else this attempt's last good one.
     pub fn diverged(&self, e: &TrainError) -> Result<()> {
-        self.save_model_and_artefacts(&self.trainer.kept_model(self.keep))?;
-        self.remove_checkpoint()?;
-        let which = match self.keep {
-            Keep::Best => "the best model so far",
-            Keep::Last => "the last good model",
-        };
-        bail!("{e}; {which} is saved in {}", self.outputs.model.display());
-    }
-
-    fn save_model_and_artefacts(&self, model: &Model) -> Result<()> {
+        let outputs = self.saved.outputs;
         let settings = self.trainer.settings();
-        model_file::save_trained(model, Some(settings), &self.outputs.model)?;
-        if let Some(dir) = &self.outputs.artefacts {
-            let title = format!("{} (seed {})", model.config.task.name(), settings.seed);
-            let mark = self.trainer.chosen().map(|c| {
-                let label = format!("start {} of {} chosen", c.start + 1, settings.recipe.starts);
-                (c.epoch, label)
-            });
-            let mark = mark.as_ref().map(|(epoch, label)| (*epoch, label.as_str()));
-            write_artefacts(model, self.history, (&title, settings.seed), mark, dir)?;
-        }
-        Ok(())
+        let which = match (self.saved.kept, best_attempt(self.saved.attempts)) {
+            (Some(model), Some(best)) => {
+                let best = &self.saved.attempts[best];
+                let settings = settings.for_attempt(best.attempt);
+                save_model_and_artefacts(model, &settings, best, outputs)?;
+                "the best earlier attempt's model"
+            }
+            _ => {
+                let model = self.trainer.kept_model(self.keep);
+                let history = self.saved.history;
+                let title = format!("{} (seed {})", model.config.task.name(), settings.seed);
+                model_file::save_trained(&model, Some(settings), &outputs.model)?;
+                if let Some(dir) = &outputs.artefacts {
+                    write_artefacts(&model, history, (&title, settings.seed), None, dir)?;
+                }
+                match self.keep {
+                    Keep::Best => "the best model so far",
+                    Keep::Last => "the last good model",
+                }
+            }
+        };
+        remove_checkpoint(outputs)?;
+        bail!("{e}; {which} is saved in {}", outputs.model.display());
     }
+}
 
-    /// Says which epoch's parameters were saved under `--keep best`.
-    fn print_kept(&self) {
-        if let (Keep::Best, Some(best)) = (self.keep, self.trainer.best()) {
+/// A run whose attempts are over: one was exact, or none was and the budget is spent.
+pub struct Run<'a> {
+    pub outputs: &'a RunOutputs,
+    /// Every attempt, in order.
+    pub attempts: &'a [AttemptRecord],
+    /// The last attempt's settings.
+    pub settings: &'a TrainSettings,
+}
+
+impl Run<'_> {
+    /// Saves `model` (the best attempt's, after its search) and its pictures, removes the
+    /// checkpoint and prints what the run did; `wall_s` and `ran` are this session's.
+    pub fn finished(
+        &self,
+        model: &Model,
+        wall_s: f64,
+        ran: usize,
+        search_s: Option<f64>,
+    ) -> Result<()> {
+        let best = &self.attempts[best_attempt(self.attempts).expect("an attempt")];
+        let settings = self.settings.for_attempt(best.attempt);
+        save_model_and_artefacts(model, &settings, best, self.outputs)?;
+        remove_checkpoint(self.outputs)?;
+        let planned = settings.epochs;
+        let stopped = best.exact_at.filter(|&e| e == best.epochs).map(|_| {
+            format!(" of {planned}: stopped, the kept model exact (--full trains every epoch)")
+        });
+        print_summary(
+            &TrainSummary::of(&best.history),
+            wall_s,
+            ran,
+            self.outputs,
+            stopped,
+        );
+        if let Some((epoch, hard_loss)) = best.kept_at {
             println!(
-                "kept:         the parameters epoch {} scored (hard loss {:.0} on its batch)",
-                best.epoch, best.hard_loss
+                "kept:         the parameters epoch {epoch} scored (hard loss {hard_loss:.0} on \
+                 its batch)"
             );
         }
-    }
-
-    /// A finished run keeps no checkpoint, which would only be stale.
-    fn remove_checkpoint(&self) -> Result<()> {
-        let path = checkpoint_file::path_beside(&self.outputs.model);
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                Err(e).with_context(|| format!("removing {}", path.display()))
-            }
-            _ => Ok(()),
+        if let (Some(search), Some(seconds)) = (best.search, search_s) {
+            println!("gate search:  {}", search_text(&search, seconds));
         }
+        if let Some(choice) = &best.chosen {
+            println!(
+                "start:        {}",
+                choice_text(choice, settings.recipe.starts)
+            );
+        }
+        print_attempts(self.attempts, best, self.settings);
+        print_fresh_check(model);
+        Ok(())
+    }
+}
+
+/// Which attempt the run keeps and how to train it alone, when it may make several.
+fn print_attempts(attempts: &[AttemptRecord], best: &AttemptRecord, last: &TrainSettings) {
+    let first = attempts.first().map_or(1, |a| a.attempt);
+    if last.last_attempt() == first {
+        return;
+    }
+    let budget = last.last_attempt() - first + 1;
+    let epochs: usize = attempts.iter().map(|a| a.epochs).sum();
+    let verdict = match best.exact {
+        true => "exact",
+        false => "the best, not exact",
+    };
+    println!(
+        "attempts:     {} of {budget} ({epochs} epochs in all); attempt {} {verdict} (seed {}: \
+         --attempt {} --attempts 1 trains it alone)",
+        attempts.len(),
+        best.attempt,
+        best.seed,
+        best.attempt
+    );
+    for a in attempts.iter().filter(|a| a.attempt != best.attempt) {
+        let stalled = if a.stalled { ", stalled" } else { "" };
+        println!(
+            "              attempt {} (seed {}): {} epochs{stalled}, {:.2}% of the fresh check",
+            a.attempt,
+            a.seed,
+            a.epochs,
+            100.0 * a.fresh_accuracy
+        );
+    }
+    if !best.exact {
+        println!(
+            "              none exact: more attempts may find one (--resume is for a stopped \
+             run; train again with --attempt {} to go on from the next)",
+            last.last_attempt() + 1
+        );
+    }
+}
+
+/// Writes the model with how it was trained, and its pictures when the run draws them.
+fn save_model_and_artefacts(
+    model: &Model,
+    settings: &TrainSettings,
+    attempt: &AttemptRecord,
+    outputs: &RunOutputs,
+) -> Result<()> {
+    model_file::save_trained(model, Some(settings), &outputs.model)?;
+    if let Some(dir) = &outputs.artefacts {
+        let title = format!(
+            "{} (seed {})",
+            model.config.task.name(),
+            settings.attempt_seed()
+        );
+        let mark = attempt.chosen.map(|c| {
+            let label = format!("start {} of {} chosen", c.start + 1, settings.recipe.starts);
+            (c.epoch, label)
+        });
+        let mark = mark.as_ref().map(|(epoch, label)| (*epoch, label.as_str()));
+        write_artefacts(model, &attempt.history, (&title, settings.seed), mark, dir)?;
+    }
+    Ok(())
+}
+
+/// A finished run keeps no checkpoint, which would only be stale.
+fn remove_checkpoint(outputs: &RunOutputs) -> Result<()> {
+    let path = checkpoint_file::path_beside(&outputs.model);
+    match std::fs::remove_file(&path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("removing {}", path.display()))
+        }
+        _ => Ok(()),
     }
 }
 

@@ -10,15 +10,21 @@ use anyhow::{bail, Context, Result};
 use logicars::io::atomic::remove_leftovers;
 use logicars::io::checkpoint_file::{self, Checkpoint, RunOutputs};
 use logicars::io::{batch_file, model_file};
-use logicars::train::{self, EpochMetrics, ExactWatch, Keep, Trainer};
+use logicars::model::config::TrainSettings;
+use logicars::model::network::Model;
+use logicars::train::attempts::{finish_attempt, Ending, FinishedAttempt};
+use logicars::train::{
+    self, best_attempt, AttemptRecord, EpochMetrics, ExactWatch, Keep, SearchPlan, StallWatch,
+    TrainError, Trainer,
+};
 
-use super::checkpoint::save_checkpoint;
+use super::checkpoint::{save_checkpoint, Saved};
 use super::configure::{check_run_outputs, configure, ensure_training_fits, outputs, run_files};
-use super::finish::choice_text;
+use super::finish::{choice_text, End, Run};
 use super::stop::StopRequest;
 use super::TrainArgs;
 use crate::support::compute_time::{self, ComputeClock};
-use crate::support::progress::Progress;
+use crate::support::progress::{search_bar, Progress};
 
 /// How often a running session writes its checkpoint.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -76,10 +82,51 @@ impl Schedule {
 pub struct Session {
     trainer: Trainer,
     outputs: RunOutputs,
-    /// The metrics of the epochs already run.
+    /// The metrics of the epochs this attempt has run.
     history: Vec<EpochMetrics>,
     /// When the kept model was checked for exactness.
     watch: ExactWatch,
+    /// The run's finished attempts, none exact, before the one training now.
+    attempts: Vec<AttemptRecord>,
+    /// The model the best of them keeps.
+    kept: Option<Model>,
+}
+
+/// A run whose attempts are over, and what it saves.
+struct Done {
+    outputs: RunOutputs,
+    attempts: Vec<AttemptRecord>,
+    /// The last attempt's settings.
+    settings: TrainSettings,
+    /// The best attempt's model.
+    kept: Model,
+    /// Seconds the last attempt's gate search took, when it ran.
+    search_s: Option<f64>,
+}
+
+impl Done {
+    fn run(&self) -> Run<'_> {
+        Run {
+            outputs: &self.outputs,
+            attempts: &self.attempts,
+            settings: &self.settings,
+        }
+    }
+}
+
+/// What follows an attempt.
+enum After {
+    Done(Box<Done>),
+    Next(Box<Session>),
+}
+
+/// How an attempt's epochs ended in a session.
+enum Stop {
+    /// Its epochs are over: all of them, or until its kept model was exact or it stalled.
+    Ended(Ending),
+    /// A signal asked the run to stop, with this exit code.
+    Signal(u8),
+    Diverged(TrainError),
 }
 
 impl Session {
@@ -89,6 +136,11 @@ impl Session {
         let outputs = outputs(args, &config, &settings)?;
         check_run_outputs(&outputs)?;
         let model = match &args.init_params {
+            Some(_) if settings.recipe.attempts > 1 => bail!(
+                "--init-params gives the parameters of one attempt, and the run may make {}: \
+                 add --attempts 1",
+                settings.recipe.attempts
+            ),
             Some(path) => model_file::load_params(path, &config)?,
             None => train::fresh_model(config, &settings).context("building the model")?,
         };
@@ -98,6 +150,8 @@ impl Session {
             outputs,
             history: Vec::new(),
             watch: ExactWatch::default(),
+            attempts: Vec::new(),
+            kept: None,
         })
     }
 
@@ -113,6 +167,8 @@ impl Session {
             history,
             outputs,
             exact_watch,
+            attempts,
+            kept,
         } = checkpoint;
         let trainer = Trainer::resume(model, settings, state)
             .with_context(|| format!("resuming from {}", path.display()))?;
@@ -127,50 +183,151 @@ impl Session {
             outputs,
             history,
             watch: exact_watch,
+            attempts,
+            kept,
         })
     }
 
-    /// Trains the remaining epochs, or until the kept model is exact when `until_exact`
-    /// ([`ExactWatch`]), and saves the run (see [`super::finish`]).
+    /// Trains the run's attempts: each its remaining epochs, or until its kept model is
+    /// exact when `until_exact` ([`ExactWatch`]) or it stalls; then, while none is exact
+    /// and the recipe allows another, the next from its own seed. Saves the run (see
+    /// [`super::finish`]).
     pub fn train(
-        self,
+        mut self,
         every: CheckpointEvery,
         threads: usize,
         keep: Keep,
         until_exact: bool,
     ) -> Result<()> {
+        let stop = StopRequest::catch()?;
+        // Epochs only: the clock stops while an epoch's log line or checkpoint is written.
+        let mut clock = ComputeClock::default();
+        let wall = Instant::now();
+        let mut ran = 0;
+        loop {
+            announce(&self, threads);
+            let resumed_at = self.history.len();
+            let (session, stopped) =
+                self.train_attempt(every, keep, until_exact, &stop, &mut clock)?;
+            ran += session.history.len() - resumed_at;
+            let ending = match stopped {
+                Stop::Signal(code) => return session.end(keep).interrupted(code),
+                Stop::Diverged(e) => return session.end(keep).diverged(&e),
+                Stop::Ended(ending) => ending,
+            };
+            self = match session.end_attempt(ending, keep)? {
+                After::Next(session) => *session,
+                After::Done(done) => {
+                    done.run().finished(
+                        &done.kept,
+                        wall.elapsed().as_secs_f64(),
+                        ran,
+                        done.search_s,
+                    )?;
+                    drop(done);
+                    return compute_time::report("train", clock.seconds(), ran, "epoch");
+                }
+            };
+        }
+    }
+
+    /// Ends the attempt whose epochs are over ([`finish_attempt`]): the run is done when
+    /// it is exact or the last, else the next attempt's session begins.
+    fn end_attempt(self, ending: Ending, keep: Keep) -> Result<After> {
+        let Session {
+            trainer,
+            outputs,
+            history,
+            watch,
+            mut attempts,
+            mut kept,
+        } = self;
+        let settings = trainer.settings().clone();
+        let bar = search_bar(SearchPlan::of(&settings.recipe).budget);
+        let finished = finish_attempt(trainer, history, watch, ending, keep, |tried| {
+            bar.set_position(tried as u64)
+        });
+        bar.finish_and_clear();
+        let FinishedAttempt {
+            record,
+            kept: model,
+            search_s,
+            ..
+        } = finished;
+        if best_attempt(&attempts).is_none_or(|i| record.beats(&attempts[i])) {
+            kept = Some(model);
+        }
+        attempts.push(record);
+        let kept = kept.expect("a run makes at least one attempt");
+        if !train::attempts::another_attempt(&settings, &attempts) {
+            return Ok(After::Done(Box::new(Done {
+                outputs,
+                attempts,
+                settings,
+                kept,
+                search_s,
+            })));
+        }
+        let next = settings.for_attempt(settings.attempt + 1);
+        note_next_attempt(attempts.last().expect("just pushed"), &next);
+        let model = train::fresh_model(kept.config.clone(), &next)
+            .context("building the next attempt's model")?;
+        let trainer = with_batches(Trainer::new(model, next), outputs.batches.as_deref())?;
+        Ok(After::Next(Box::new(Session {
+            trainer,
+            outputs,
+            history: Vec::new(),
+            watch: ExactWatch::default(),
+            attempts,
+            kept: Some(kept),
+        })))
+    }
+
+    /// Runs this attempt's remaining epochs; checkpoints as `every` says.
+    fn train_attempt(
+        self,
+        every: CheckpointEvery,
+        keep: Keep,
+        until_exact: bool,
+        stop: &StopRequest,
+        clock: &mut ComputeClock,
+    ) -> Result<(Self, Stop)> {
+        let mut progress = self.progress()?;
         let Session {
             trainer,
             outputs,
             mut history,
             mut watch,
+            attempts,
+            kept,
         } = self;
-        announce(&trainer, threads);
-        let stop = StopRequest::catch()?;
         let epochs = trainer.settings().epochs;
-        let mut progress = Progress::new(epochs, outputs.log_interval, &outputs.log, &history)?;
-        let resumed_at = history.len();
+        let mut stall = StallWatch::new(trainer.settings(), &history);
         let mut schedule = Schedule::starting_now(every);
-        let (mut failure, mut exact) = (None, false);
-        // Epochs only: the clock stops while an epoch's log line or checkpoint is written.
-        let mut clock = ComputeClock::default();
+        let (mut failure, mut ending) = (None, Ending::Finished);
         clock.resume();
         let (trainer, _, diverged) = train::run(trainer, |trainer, m| {
             clock.pause();
             history.push(*m);
             // Checked before the checkpoint, which carries the check to a resumed run.
-            exact = until_exact && watch.observe(trainer, m);
+            ending = match until_exact && watch.observe(trainer, m) {
+                true => Ending::Exact,
+                false if stall.observe(m) => Ending::Stalled,
+                false => Ending::Finished,
+            };
+            let over = ending != Ending::Finished;
             let mut step = progress.record(m);
             note_choice(trainer, m.epoch, &progress);
-            if step.is_ok() && !exact && m.epoch < epochs && schedule.due(m.epoch) {
-                step = save_checkpoint(trainer, &history, &outputs, keep, watch);
+            if step.is_ok() && !over && m.epoch < epochs && schedule.due(m.epoch) {
+                let saved = Saved::of(&history, &outputs, watch, &attempts, kept.as_ref());
+                step = save_checkpoint(trainer, &saved, keep);
             }
             match (step, stop.received()) {
                 (Err(e), _) => {
                     failure = Some(e);
                     ControlFlow::Break(())
                 }
-                (Ok(()), signal) if signal.is_some() || exact => ControlFlow::Break(()),
+                (Ok(()), signal) if signal.is_some() || over => ControlFlow::Break(()),
                 (Ok(()), _) => {
                     clock.resume();
                     ControlFlow::Continue(())
@@ -178,28 +335,95 @@ impl Session {
             }
         });
         clock.pause();
-        let wall = progress.finish();
-        let ran = history.len() - resumed_at;
-        let end = super::finish::End {
-            trainer: &trainer,
-            outputs: &outputs,
-            history: &history,
-            keep,
-            exact_watch: watch,
+        progress.finish();
+        let unfinished = ending == Ending::Finished && trainer.epochs_done() < epochs;
+        let stopped = match (failure, diverged, stop.received()) {
+            (Some(e), _, _) => return Err(e),
+            (None, Some(e), _) => Stop::Diverged(e),
+            (None, None, Some(code)) if unfinished => Stop::Signal(code),
+            (None, None, _) => Stop::Ended(ending),
         };
-        let unfinished = !exact && trainer.epochs_done() < epochs;
-        match (failure, diverged, stop.received()) {
-            (Some(e), _, _) => Err(e),
-            (None, Some(e), _) => end.diverged(&e),
-            (None, None, Some(code)) if unfinished => end.interrupted(code),
-            (None, None, _) => {
-                let kept = end.finished(wall, ran, exact)?;
-                drop(trainer);
-                super::finish::print_fresh_check(&kept);
-                compute_time::report("train", clock.seconds(), ran, "epoch")
-            }
+        let session = Session {
+            trainer,
+            outputs,
+            history,
+            watch,
+            attempts,
+            kept,
+        };
+        session.note_stall(&stopped);
+        Ok((session, stopped))
+    }
+
+    /// The attempt's progress lines and log, the log rewritten with the epochs so far.
+    fn progress(&self) -> Result<Progress> {
+        let (settings, outputs) = (self.trainer.settings(), &self.outputs);
+        let label = attempt_label(settings, self.attempts.len());
+        let interval = (settings.epochs, outputs.log_interval);
+        let attempt = (settings.attempt, label);
+        Progress::new(
+            interval,
+            &outputs.log,
+            &self.attempts,
+            &self.history,
+            attempt,
+        )
+    }
+
+    /// Says that the attempt stopped for a stalled hard loss, when it did.
+    fn note_stall(&self, stopped: &Stop) {
+        if !matches!(stopped, Stop::Ended(Ending::Stalled)) {
+            return;
+        }
+        let s = self.trainer.settings();
+        eprintln!(
+            "{}stopped at epoch {}: no new lowest hard loss for {} epochs",
+            attempt_label(s, self.attempts.len()).unwrap_or_default(),
+            self.trainer.epochs_done(),
+            s.recipe.stall
+        );
+    }
+
+    /// What a stop by a signal or a divergence saves.
+    fn end(&self, keep: Keep) -> End<'_> {
+        let saved = Saved::of(
+            &self.history,
+            &self.outputs,
+            self.watch,
+            &self.attempts,
+            self.kept.as_ref(),
+        );
+        End {
+            trainer: &self.trainer,
+            saved,
+            keep,
         }
     }
+}
+
+/// `attempt 2 of 4: `, for the lines of a run that may make several attempts.
+fn attempt_label(settings: &TrainSettings, finished: usize) -> Option<String> {
+    let first = settings.attempt - finished;
+    let several = settings.last_attempt() > first;
+    several.then(|| {
+        format!(
+            "attempt {} of {}: ",
+            settings.attempt - first + 1,
+            settings.last_attempt() - first + 1
+        )
+    })
+}
+
+/// Says why the run goes on with another attempt.
+fn note_next_attempt(last: &AttemptRecord, next: &TrainSettings) {
+    eprintln!(
+        "attempt {} is not exact ({:.2}% of the fresh check right); attempt {} trains from \
+         seed {}",
+        last.attempt,
+        100.0 * last.fresh_accuracy,
+        next.attempt,
+        next.attempt_seed()
+    );
 }
 
 /// The checkpoint file a `--resume` argument names.
@@ -245,14 +469,18 @@ fn note_choice(trainer: &Trainer, epoch: usize, progress: &Progress) {
     }
 }
 
-fn announce(trainer: &Trainer, threads: usize) {
+fn announce(session: &Session, threads: usize) {
+    let (trainer, attempts) = (&session.trainer, session.attempts.len());
     let (model, s) = (&trainer.model, trainer.settings());
     let verb = match trainer.epochs_done() {
         0 => "Training".to_string(),
         done => format!("Resuming after epoch {done}:"),
     };
+    let attempt = attempt_label(s, attempts)
+        .map(|label| format!(" ({}seed {})", label, s.attempt_seed()))
+        .unwrap_or_default();
     eprintln!(
-        "{verb} {} ({} gates, {} per cell step) for {} epochs, batch {}, {} steps, {threads} threads",
+        "{verb} {} ({} gates, {} per cell step) for {} epochs, batch {}, {} steps, {threads} threads{attempt}",
         model.config.task.name(),
         model.gate_count(),
         model.config.gates_per_cell_step(),
