@@ -70,16 +70,7 @@ fn a_resumed_run_equals_one_never_stopped() {
         for stop_after in [1, 5, 11] {
             let (first, mut history) = train(trainer(task, changes), stop_after);
             assert_eq!(first.epochs_done(), stop_after);
-            let checkpoint = Checkpoint {
-                model: first.model.clone(),
-                settings: first.settings().clone(),
-                state: first.state(),
-                history: history.clone(),
-                outputs: outputs(),
-                exact_watch: Default::default(),
-                attempts: Vec::new(),
-                kept: None,
-            };
+            let checkpoint = checkpoint_of(&first, history.clone());
             let path = dir.path().join("model.checkpoint.json");
             checkpoint_file::save(&checkpoint, &path).unwrap();
             let loaded = checkpoint_file::load(&path).unwrap();
@@ -101,20 +92,28 @@ fn a_resumed_run_equals_one_never_stopped() {
     }
 }
 
-#[test]
-fn a_damaged_checkpoint_names_what_is_wrong() {
-    let (trainer, history) = train(trainer(TaskKind::Checkerboard, &[]), 4);
-    let checkpoint = Checkpoint {
+/// The checkpoint of `trainer` after the epochs of `history`, in a run's first attempt.
+fn checkpoint_of(trainer: &Trainer, history: Vec<EpochMetrics>) -> Checkpoint {
+    Checkpoint {
         model: trainer.model.clone(),
         settings: trainer.settings().clone(),
         state: trainer.state(),
         history,
         outputs: outputs(),
+        exact_watch: Default::default(),
+        attempts: Vec::new(),
+        kept: None,
+    }
+}
+
+#[test]
+fn a_damaged_checkpoint_names_what_is_wrong() {
+    let (trainer, history) = train(trainer(TaskKind::Checkerboard, &[]), 4);
+    let checkpoint = Checkpoint {
         // Solved at epoch 3 and checked then, not exact: what a stopping run carries on.
         exact_watch: serde_json::from_str(r#"{"solved_at":3,"exact_at":null,"checked_at":3}"#)
             .unwrap(),
-        attempts: Vec::new(),
-        kept: None,
+        ..checkpoint_of(&trainer, history)
     };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("c.json");
@@ -157,11 +156,17 @@ fn a_damaged_checkpoint_names_what_is_wrong() {
             "expected \"logicars-checkpoint\", found \"x\"",
         ),
     ];
-    for (from, to, at, message) in cases {
+    assert_refused(&text, &cases);
+}
+
+/// Each case, `(from, to, at, message)`: the checkpoint `text` with `from` changed to `to`
+/// is refused, naming `at` with `message`.
+fn assert_refused(text: &str, cases: &[(&str, &str, &str, &str)]) {
+    for &(from, to, at, message) in cases {
         assert!(text.contains(from), "{from}");
         let broken = text.replacen(from, to, 1);
         let got = checkpoint_file::from_json(&broken).unwrap_err();
-        assert_eq!(got, (at.to_string(), message.to_string()));
+        assert_eq!(got, (at.to_string(), message.to_string()), "{from}");
     }
 }
 
@@ -189,14 +194,9 @@ fn a_checkpoint_of_a_later_attempt_carries_the_earlier_ones() {
     let model = logicars::train::fresh_model(config, &second).unwrap();
     let (trainer, history) = train(Trainer::new(model, second), 5);
     let checkpoint = Checkpoint {
-        model: trainer.model.clone(),
-        settings: trainer.settings().clone(),
-        state: trainer.state(),
-        history,
-        outputs: outputs(),
-        exact_watch: Default::default(),
         attempts: vec![finished.record.clone()],
         kept: Some(finished.kept.clone()),
+        ..checkpoint_of(&trainer, history)
     };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("c.json");
@@ -223,10 +223,5 @@ fn a_checkpoint_of_a_later_attempt_carries_the_earlier_ones() {
             "1 attempts before attempt 1, with a kept model",
         ),
     ];
-    for (from, to, at, message) in cases {
-        assert!(text.contains(from), "{from}");
-        let broken = text.replacen(from, to, 1);
-        let got = checkpoint_file::from_json(&broken).unwrap_err();
-        assert_eq!(got, (at.to_string(), message.to_string()), "{from}");
-    }
+    assert_refused(&text, &cases);
 }

@@ -340,13 +340,25 @@ fn fails_with(args: &[&str], needle: &str) {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
-/// A file a run reads that is not there stops it with one line naming the file.
-#[test]
-fn a_missing_input_file_is_a_one_line_error() {
+/// `train checkerboard` with each case's flags stops with one line holding its text, and
+/// writes nothing.
+fn train_refuses(cases: &[(&[&str], &str)]) {
     let dir = tempfile::tempdir().unwrap();
     let save = dir.path().join("m.json");
     let save = save.to_str().unwrap();
-    let cases: [(&[&str], &str); 2] = [
+    for (args, needle) in cases {
+        fails_with(
+            &[&["train", "checkerboard"], *args, &["--save", save]].concat(),
+            needle,
+        );
+    }
+    assert!(!Path::new(save).exists(), "nothing written");
+}
+
+/// A file a run reads that is not there stops it with one line naming the file.
+#[test]
+fn a_missing_input_file_is_a_one_line_error() {
+    train_refuses(&[
         (
             &["--batches", "/nonexistent/b.bits"],
             "cannot read batch file /nonexistent/b.bits",
@@ -355,24 +367,14 @@ fn a_missing_input_file_is_a_one_line_error() {
             &["--recipe", "paper", "--init-params", "/nonexistent/p.json"],
             "cannot read model file /nonexistent/p.json",
         ),
-    ];
-    for (args, needle) in cases {
-        fails_with(
-            &[&["train", "checkerboard"], args, &["--save", save]].concat(),
-            needle,
-        );
-    }
-    assert!(!Path::new(save).exists(), "nothing written");
+    ]);
 }
 
 /// A run's attempts are checked before any work: at least one, and one only where the
 /// parameters are given.
 #[test]
 fn attempts_are_checked_before_training() {
-    let dir = tempfile::tempdir().unwrap();
-    let save = dir.path().join("m.json");
-    let save = save.to_str().unwrap();
-    let cases: [(&[&str], &str); 3] = [
+    train_refuses(&[
         (
             &["--init-params", "/nonexistent/p.json"],
             "--init-params gives the parameters of one attempt, and the run may make 3: add \
@@ -380,14 +382,7 @@ fn attempts_are_checked_before_training() {
         ),
         (&["--attempts", "0"], "attempts must be at least 1, got 0"),
         (&["--attempt", "0"], "attempt must be at least 1, got 0"),
-    ];
-    for (args, needle) in cases {
-        fails_with(
-            &[&["train", "checkerboard"], args, &["--save", save]].concat(),
-            needle,
-        );
-    }
-    assert!(!Path::new(save).exists(), "nothing written");
+    ]);
 }
 
 /// The default checkerboard recipe chooses among 4 starts at its curriculum's end.

@@ -2,25 +2,33 @@
 
 use assert_cmd::Command;
 
-#[test]
-fn a_sweep_counts_exact_runs_per_setting() {
-    let dir = tempfile::tempdir().unwrap();
+/// Sweeps the small checkerboard over `seeds` with 200 epochs and `set` into `dir`;
+/// returns its summary row and the row's columns.
+fn summary_row(dir: &std::path::Path, seeds: &str, set: &str) -> (String, Vec<String>) {
     let out = Command::cargo_bin("logicars")
         .unwrap()
-        .args(["sweep", "checkerboard", "--small", "--seeds", "25,0"])
-        .args(["--set", "epochs=200", "--set", "recipe=paper"])
-        .arg("--out")
-        .arg(dir.path())
+        .args(["sweep", "checkerboard", "--small", "--seeds", seeds])
+        .args(["--set", "epochs=200", "--set", set, "--out"])
+        .arg(dir)
         .assert()
         .success();
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    // Seed 25 solves the small checkerboard at epoch 181, and its kept model is exact
-    // then; seed 0 is neither within 200 epochs.
+    let label = format!("epochs=200 {set}");
     let summary = stdout
         .lines()
-        .find(|l| l.starts_with("epochs=200 recipe=paper") && l.contains('%'))
-        .unwrap_or_else(|| panic!("{stdout}"));
-    let columns: Vec<&str> = summary.split_whitespace().collect();
+        .find(|l| l.starts_with(&label) && l.contains('%'))
+        .unwrap_or_else(|| panic!("{stdout}"))
+        .to_string();
+    let columns = summary.split_whitespace().map(String::from).collect();
+    (summary, columns)
+}
+
+#[test]
+fn a_sweep_counts_exact_runs_per_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    // Seed 25 solves the small checkerboard at epoch 181, and its kept model is exact
+    // then; seed 0 is neither within 200 epochs.
+    let (summary, columns) = summary_row(dir.path(), "25,0", "recipe=paper");
     assert_eq!(
         columns[2..8],
         ["1/2", "9-91%", "1/2", "9-91%", "1/2", "181"],
@@ -66,19 +74,7 @@ fn a_sweep_counts_exact_runs_per_setting() {
 #[test]
 fn a_sweep_counts_attempts() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("logicars")
-        .unwrap()
-        .args(["sweep", "checkerboard", "--small", "--seeds", "0,1,6"])
-        .args(["--set", "epochs=200", "--set", "attempts=3", "--out"])
-        .arg(dir.path())
-        .assert()
-        .success();
-    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    let summary = stdout
-        .lines()
-        .find(|l| l.starts_with("epochs=200 attempts=3") && l.contains('%'))
-        .unwrap_or_else(|| panic!("{stdout}"));
-    let columns: Vec<&str> = summary.split_whitespace().collect();
+    let (summary, columns) = summary_row(dir.path(), "0,1,6", "attempts=3");
     assert_eq!(
         columns[2..8],
         ["2/3", "21-94%", "2/6", "10-70%", "2/3", "251"],
