@@ -281,6 +281,10 @@ fn one_attempt_of_a_run_is_trained_alone() {
     };
     assert_eq!(layers(&whole), layers(&alone));
     assert_eq!(layers(&whole).2, 2, "the model file names its attempt");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&whole).unwrap()).unwrap();
+    let seed = logicars::train::attempt_seed(0, 2);
+    assert_eq!(json["attempt_seed"], seed, "and the seed it trained from");
+    assert!(stdout.contains(&format!("(seed {seed}:")), "{stdout}");
 }
 
 #[test]

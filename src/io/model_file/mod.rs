@@ -27,6 +27,11 @@ pub(crate) struct ModelFile {
     /// How the model was trained (recipe, epochs, seed...), when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) training: Option<TrainSettings>,
+    /// The seed a later attempt trained from (`attempt_seed(training.seed,
+    /// training.attempt)`), written for a reader that wants it without computing it;
+    /// absent for attempt 1, whose seed is `training.seed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    attempt_seed: Option<u64>,
     perceive: Vec<PerceiveLayer>,
     update: Vec<UpdateLayer>,
 }
@@ -118,6 +123,7 @@ pub fn params_from_json(text: &str, config: &ModelConfig) -> Result<Model, (Stri
         version: VERSION,
         config: config.clone(),
         training: None,
+        attempt_seed: None,
         perceive: params.perceive,
         update: params.update,
     })
@@ -160,6 +166,9 @@ pub(crate) fn to_file(model: &Model, training: Option<&TrainSettings>) -> ModelF
         version: VERSION,
         config: model.config.clone(),
         training: training.cloned(),
+        attempt_seed: training
+            .filter(|t| t.attempt > 1)
+            .map(TrainSettings::attempt_seed),
         perceive,
         update,
     }
@@ -169,6 +178,7 @@ pub(crate) fn from_file(file: ModelFile) -> Result<Model, Invalid> {
     check_header((&file.format, file.version), (FORMAT, VERSION))?;
     let config = file.config;
     check_settings(&config, file.training.as_ref())?;
+    check_attempt_seed(file.training.as_ref(), file.attempt_seed)?;
     check_len(
         "perceive",
         file.perceive.len(),
@@ -233,6 +243,23 @@ fn check_settings(config: &ModelConfig, training: Option<&TrainSettings>) -> Res
             .validate(config)
             .map_err(|e| invalid("training", e.to_string())),
         None => Ok(()),
+    }
+}
+
+/// A recorded attempt seed is the one its attempt trained from.
+fn check_attempt_seed(training: Option<&TrainSettings>, seed: Option<u64>) -> Result<(), Invalid> {
+    let (Some(t), Some(seed)) = (training, seed) else {
+        return Ok(());
+    };
+    match t.attempt_seed() {
+        expected if expected == seed && t.attempt > 1 => Ok(()),
+        expected => Err(invalid(
+            "attempt_seed",
+            format!(
+                "{seed} is not the seed of attempt {} of seed {} ({expected})",
+                t.attempt, t.seed
+            ),
+        )),
     }
 }
 

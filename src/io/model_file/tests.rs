@@ -129,3 +129,35 @@ fn save_is_atomic_and_loads_back() {
     let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
     assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
 }
+
+/// The model of a later attempt records its attempt and the seed that attempt trained
+/// from; a seed that is not that attempt's is refused. Attempt 1 records neither.
+#[test]
+fn a_later_attempt_records_its_seed() {
+    let model = small_model();
+    let (_, settings) = preset(TaskKind::Checkerboard, true);
+    let first = serde_json::to_string(&to_file(&model, Some(&settings))).unwrap();
+    assert!(
+        !first.contains("attempt_seed") && !first.contains(r#""attempt":"#),
+        "attempt 1: {first}"
+    );
+    let third = settings.for_attempt(3);
+    let json = serde_json::to_string(&to_file(&model, Some(&third))).unwrap();
+    let seed = crate::train::attempt_seed(settings.seed, 3);
+    assert!(
+        json.contains(&format!(r#""attempt_seed":{seed}"#)),
+        "{json}"
+    );
+    assert!(json.contains(r#""attempt":3"#), "{json}");
+    assert_eq!(from_json(&json).unwrap(), model);
+    let wrong = json.replace(&format!(r#""attempt_seed":{seed}"#), r#""attempt_seed":7"#);
+    let (path, message) = from_json(&wrong).unwrap_err();
+    assert_eq!(path, "attempt_seed");
+    assert_eq!(
+        message,
+        format!(
+            "7 is not the seed of attempt 3 of seed {} ({seed})",
+            settings.seed
+        )
+    );
+}
