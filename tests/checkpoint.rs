@@ -219,9 +219,17 @@ fn a_checkpoint_of_a_later_attempt_carries_the_earlier_ones() {
         (
             r#""attempt":2}"#,
             r#""attempt":1}"#,
-            "attempts",
-            "1 attempts before attempt 1, with a kept model",
+            "model.attempt_seed",
+            &format!(
+                "{} is not the seed of attempt 1 of seed 0 (0)",
+                logicars::train::attempt_seed(0, 2)
+            ),
         ),
     ];
     assert_refused(&text, &cases);
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json.as_object_mut().unwrap().remove("kept").unwrap();
+    let got = checkpoint_file::from_json(&json.to_string()).unwrap_err();
+    let expected = "1 attempts before attempt 2, with no kept model";
+    assert_eq!(got, ("attempts".to_string(), expected.to_string()));
 }

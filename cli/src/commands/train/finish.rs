@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use logicars::evaluate::fresh::fresh_check;
+use logicars::evaluate::fresh::{fresh_check, FreshCheck};
 use logicars::io::atomic::write_atomically;
 use logicars::io::checkpoint_file::{self, RunOutputs};
 use logicars::io::model_file;
@@ -95,9 +95,10 @@ pub struct Run<'a> {
 impl Run<'_> {
     /// Saves `model` (the best attempt's, after its search) and its pictures, removes the
     /// checkpoint and prints what the run did; `wall_s` and `ran` are this session's.
+    /// `check` is the model's fresh check when this session made it.
     pub fn finished(
         &self,
-        model: &Model,
+        (model, check): (&Model, Option<FreshCheck>),
         wall_s: f64,
         ran: usize,
         search_s: Option<f64>,
@@ -133,7 +134,7 @@ impl Run<'_> {
             );
         }
         print_attempts(self.attempts, best, self.settings);
-        print_fresh_check(model);
+        print_fresh_check(&check.unwrap_or_else(|| fresh_check(model)));
         Ok(())
     }
 }
@@ -239,11 +240,11 @@ fn write_artefacts(
     training_gif(model, seed, &dir.join("rollout.gif"))
 }
 
-/// Scores the saved model on inputs it did not train on, and says whether it is exact
-/// (each probe is the grids of one `logicars eval` command). Run after the trainer is
-/// dropped: a probe of 64x64 grids would otherwise add its rollout to the run's peak.
-pub fn print_fresh_check(model: &Model) {
-    let check = fresh_check(model);
+/// Says how the saved model scored on inputs it did not train on, and whether it is exact
+/// (each probe is the grids of one `logicars eval` command). The check runs after the
+/// trainer is dropped: a probe of 64x64 grids would otherwise add its rollout to the
+/// run's peak.
+fn print_fresh_check(check: &FreshCheck) {
     let verdict = match check.exact() {
         true => "exact",
         false => "not exact: another --seed or more --epochs may find the rule (docs/recipes.md)",

@@ -7,6 +7,7 @@ use std::str::FromStr;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use logicars::evaluate::fresh::FreshCheck;
 use logicars::io::atomic::remove_leftovers;
 use logicars::io::checkpoint_file::{self, Checkpoint, RunOutputs};
 use logicars::io::{batch_file, model_file};
@@ -102,6 +103,8 @@ struct Done {
     kept: Model,
     /// Seconds the last attempt's gate search took, when it ran.
     search_s: Option<f64>,
+    /// The kept model's fresh check, when the last attempt is the one kept.
+    check: Option<FreshCheck>,
 }
 
 impl Done {
@@ -217,13 +220,10 @@ impl Session {
             };
             self = match session.end_attempt(ending, keep)? {
                 After::Next(session) => *session,
-                After::Done(done) => {
-                    done.run().finished(
-                        &done.kept,
-                        wall.elapsed().as_secs_f64(),
-                        ran,
-                        done.search_s,
-                    )?;
+                After::Done(mut done) => {
+                    let kept = (&done.kept, done.check.take());
+                    let wall_s = wall.elapsed().as_secs_f64();
+                    done.run().finished(kept, wall_s, ran, done.search_s)?;
                     drop(done);
                     return compute_time::report("train", clock.seconds(), ran, "epoch");
                 }
@@ -252,9 +252,10 @@ impl Session {
             record,
             kept: model,
             search_s,
-            ..
+            fresh,
         } = finished;
-        if best_attempt(&attempts).is_none_or(|i| record.beats(&attempts[i])) {
+        let best = best_attempt(&attempts).is_none_or(|i| record.beats(&attempts[i]));
+        if best {
             kept = Some(model);
         }
         attempts.push(record);
@@ -266,6 +267,7 @@ impl Session {
                 settings,
                 kept,
                 search_s,
+                check: fresh.filter(|_| best),
             })));
         }
         let next = settings.for_attempt(settings.attempt + 1);
