@@ -85,6 +85,16 @@ fn file_name(path: &Path) -> String {
     path.file_name().unwrap().to_string_lossy().into_owned()
 }
 
+/// `train --resume run` succeeds and leaves the files of `reference`.
+fn resumes_to(run: &Path, reference: &[(String, Vec<u8>)], what: &str) {
+    logicars()
+        .args(["train", "--resume"])
+        .arg(run)
+        .assert()
+        .success();
+    assert!(files_of(run) == reference, "{what}: files differ");
+}
+
 fn reference_run(run: &[&str], dir: &Path, epochs: usize) -> PathBuf {
     let model = dir.join("reference/model.json");
     logicars()
@@ -131,15 +141,7 @@ fn a_run_stopped_by_a_signal_resumes_to_the_same_files() {
             std::fs::write(run.join(".model.json.AbC123.partial"), "{\"format\"").unwrap();
         }
         assert!(run.join("model.checkpoint.json").exists());
-        logicars()
-            .args(["train", "--resume"])
-            .arg(run)
-            .assert()
-            .success();
-        assert!(
-            files_of(run) == reference,
-            "{signal} after {done}: files differ"
-        );
+        resumes_to(run, &reference, &format!("{signal} after {done}"));
     }
 }
 
@@ -219,15 +221,7 @@ fn a_run_stopped_in_a_later_attempt_resumes_to_the_same_files() {
         let attempt = checkpoint.settings.attempt;
         assert!((2..=3).contains(&attempt), "{signal}: in attempt {attempt}");
         assert_eq!(checkpoint.attempts.len(), attempt - 1);
-        logicars()
-            .args(["train", "--resume"])
-            .arg(run_dir)
-            .assert()
-            .success();
-        assert!(
-            files_of(run_dir) == reference,
-            "{signal} after {after}: files differ"
-        );
+        resumes_to(run_dir, &reference, &format!("{signal} after {after}"));
     }
 }
 
