@@ -1,5 +1,7 @@
 //! What a model is: everything needed to build and run it, saved in the model file.
 
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
@@ -7,7 +9,6 @@ use crate::model::parametrization::Parametrization;
 use crate::model::pattern::PatternTarget;
 use crate::model::recipe::Recipe;
 use crate::model::task::TaskKind;
-use crate::train::attempts::attempt_seed;
 
 /// The most channels a cell may have.
 pub const MAX_CHANNELS: usize = 128;
@@ -202,6 +203,21 @@ impl ModelConfig {
             }
         }
     }
+}
+
+/// The seed attempt `attempt` (1-based) of a run seeded `seed` trains from: the run's
+/// own for attempt 1; the others are drawn from a stream of their own (the starts use
+/// another), so that the attempts of nearby seeds do not overlap.
+pub fn attempt_seed(seed: u64, attempt: usize) -> u64 {
+    if attempt <= 1 {
+        return seed;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(4);
+    (2..attempt).for_each(|_| {
+        rng.next_u64();
+    });
+    rng.next_u64()
 }
 
 /// How one training run goes (not saved with the model).

@@ -344,8 +344,16 @@ impl Recipe {
     /// Whether `epoch` (1-based) of `epochs` trains on the curriculum (smaller grids or
     /// shorter rollouts than the task's).
     pub fn in_curriculum(&self, epoch: usize, epochs: usize) -> bool {
-        let last = (epochs as f64 * f64::from(self.curriculum_share)).round() as usize;
-        self.has_curriculum() && epoch <= last
+        self.has_curriculum() && epoch <= self.curriculum_epochs(epochs)
+    }
+
+    /// The epochs of a run of `epochs` that train on the curriculum, its first ones (0:
+    /// no curriculum).
+    pub fn curriculum_epochs(&self, epochs: usize) -> usize {
+        match self.has_curriculum() {
+            true => (epochs as f64 * f64::from(self.curriculum_share)).round() as usize,
+            false => 0,
+        }
     }
 
     /// Whether the run chooses among its starts after `epoch` (1-based) of `epochs`: at

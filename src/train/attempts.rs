@@ -8,13 +8,13 @@
 //! `k` trains from [`attempt_seed`]`(seed, k)` and depends on nothing else, so the result
 //! is the same however attempts are scheduled.
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use std::ops::ControlFlow;
 use std::time::Instant;
+
+pub use crate::model::config::attempt_seed;
 
 use crate::error::ConfigError;
 use crate::evaluate::fresh::FreshCheck;
@@ -27,21 +27,6 @@ use crate::train::exact_watch::ExactWatch;
 use crate::train::gate_search::{search_gates, GateSearch, SearchPlan};
 use crate::train::state::Choice;
 use crate::train::trainer::{self, fresh_model, EpochMetrics, Trainer};
-
-/// The seed attempt `attempt` (1-based) of a run seeded `seed` trains from: the run's
-/// own for attempt 1; the others are drawn from a stream of their own (the starts use
-/// another), so that the attempts of nearby seeds do not overlap.
-pub fn attempt_seed(seed: u64, attempt: usize) -> u64 {
-    if attempt <= 1 {
-        return seed;
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(4);
-    (2..attempt).for_each(|_| {
-        rng.next_u64();
-    });
-    rng.next_u64()
-}
 
 /// Watches an attempt for a hard loss that no longer improves, so that an attempt that
 /// is going nowhere gives its time to the next. The count starts when the recipe's
@@ -64,14 +49,9 @@ impl StallWatch {
     pub fn new(settings: &TrainSettings, history: &[EpochMetrics]) -> Self {
         let r = &settings.recipe;
         let last = settings.attempt >= settings.last_attempt();
-        let epochs = settings.epochs;
-        let counts_from = (1..=epochs)
-            .take_while(|&e| r.in_curriculum(e, epochs))
-            .last()
-            .unwrap_or(0);
         let mut watch = StallWatch {
             limit: if last { 0 } else { r.stall },
-            counts_from,
+            counts_from: r.curriculum_epochs(settings.epochs),
             lowest: f64::INFINITY,
             lowest_at: 0,
         };

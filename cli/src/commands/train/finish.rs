@@ -61,17 +61,13 @@ impl End<'_> {
             (Some(model), Some(best)) => {
                 let best = &self.saved.attempts[best];
                 let settings = settings.for_attempt(best.attempt);
-                save_model_and_artefacts(model, &settings, best, outputs)?;
+                save_model_and_artefacts(model, &settings, (&best.history, best.chosen), outputs)?;
                 "the best earlier attempt's model"
             }
             _ => {
                 let model = self.trainer.kept_model(self.keep);
-                let history = self.saved.history;
-                let title = format!("{} (seed {})", model.config.task.name(), settings.seed);
-                model_file::save_trained(&model, Some(settings), &outputs.model)?;
-                if let Some(dir) = &outputs.artefacts {
-                    write_artefacts(&model, history, (&title, settings.seed), None, dir)?;
-                }
+                let trained = (self.saved.history, self.trainer.chosen().copied());
+                save_model_and_artefacts(&model, settings, trained, outputs)?;
                 match self.keep {
                     Keep::Best => "the best model so far",
                     Keep::Last => "the last good model",
@@ -105,7 +101,7 @@ impl Run<'_> {
     ) -> Result<()> {
         let best = &self.attempts[best_attempt(self.attempts).expect("an attempt")];
         let settings = self.settings.for_attempt(best.attempt);
-        save_model_and_artefacts(model, &settings, best, self.outputs)?;
+        save_model_and_artefacts(model, &settings, (&best.history, best.chosen), self.outputs)?;
         remove_checkpoint(self.outputs)?;
         let planned = settings.epochs;
         let stopped = best.exact_at.filter(|&e| e == best.epochs).map(|_| {
@@ -178,11 +174,12 @@ fn print_attempts(attempts: &[AttemptRecord], best: &AttemptRecord, last: &Train
     }
 }
 
-/// Writes the model with how it was trained, and its pictures when the run draws them.
+/// Writes the model with how it was trained, and its pictures when the run draws them:
+/// the loss plot of its attempt's epochs, marking the start the attempt went on with.
 fn save_model_and_artefacts(
     model: &Model,
     settings: &TrainSettings,
-    attempt: &AttemptRecord,
+    (history, chosen): (&[EpochMetrics], Option<Choice>),
     outputs: &RunOutputs,
 ) -> Result<()> {
     model_file::save_trained(model, Some(settings), &outputs.model)?;
@@ -192,12 +189,12 @@ fn save_model_and_artefacts(
             model.config.task.name(),
             settings.attempt_seed()
         );
-        let mark = attempt.chosen.map(|c| {
+        let mark = chosen.map(|c| {
             let label = format!("start {} of {} chosen", c.start + 1, settings.recipe.starts);
             (c.epoch, label)
         });
         let mark = mark.as_ref().map(|(epoch, label)| (*epoch, label.as_str()));
-        write_artefacts(model, &attempt.history, (&title, settings.seed), mark, dir)?;
+        write_artefacts(model, history, (&title, settings.seed), mark, dir)?;
     }
     Ok(())
 }
