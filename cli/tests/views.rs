@@ -444,9 +444,10 @@ fn render_shows_the_target_of_a_growing_task() {
         .success();
     let img = image::open(&png).unwrap().to_rgb8();
     assert_eq!(img.dimensions(), (20, 20));
-    // The lizard's head starts at row 1, column 5 (src/tasks/target_images.rs).
-    assert_eq!(img.get_pixel(5, 1).0, [0, 0, 0], "on is black");
-    assert_eq!(img.get_pixel(4, 1).0, [255, 255, 255]);
+    // The lizard's head: row 1, columns 4 to 6 (the notebook's target,
+    // tests/fixtures/notebook-lizard-seed23/target_20x20.txt).
+    assert_eq!(img.get_pixel(4, 1).0, [0, 0, 0], "on is black");
+    assert_eq!(img.get_pixel(3, 1).0, [255, 255, 255]);
     let on = img.pixels().filter(|p| p.0 == [0, 0, 0]).count();
-    assert_eq!(on, 107);
+    assert_eq!(on, 120);
 }

@@ -5,6 +5,7 @@ pub mod knobs;
 mod life;
 mod presets;
 pub mod target_images;
+mod thumbnail;
 
 pub use knobs::{Knob, KnobValue, Override, KNOBS};
 pub use life::life_generation;

@@ -3,12 +3,12 @@
 //! then thresholded (the lizard) or sorted into colour classes (the coloured G). A user's
 //! own image for a task goes through the same path. Reading files is `io::pattern_image`'s.
 
-use image::imageops::FilterType;
-use image::{ImageReader, Limits, Rgba32FImage};
+use image::{ImageReader, Limits};
 
 use crate::error::TargetImageError;
 use crate::model::pattern::{PatternTarget, MAX_SIDE};
 use crate::model::task::TaskKind;
+use crate::tasks::thumbnail::thumbnail;
 
 /// How the pixels of an image become target bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,15 +93,14 @@ pub fn target_from_image(bytes: &[u8], spec: ImageSpec) -> Result<PatternTarget,
         image::ImageError::Limits(_) => TargetImageError::TooLarge { side, what },
         e => TargetImageError::Decode(e.to_string()),
     })?;
-    let mut pixels = premultiplied(image.to_rgba32f());
+    let mut pixels = image.to_rgba8();
     if let Some(fit) = spec.fit {
-        pixels = shrink_to_fit(&pixels, fit);
+        pixels = thumbnail(&pixels, fit);
     }
     let (width, height) = (pixels.width() as usize, pixels.height() as usize);
     let mut bits = Vec::with_capacity(width * height * spec.rule.channels());
     for px in pixels.pixels() {
-        spec.rule
-            .push_bits(px.0.map(|v| v.clamp(0.0, 1.0)), &mut bits);
+        spec.rule.push_bits(premultiplied(px.0), &mut bits);
     }
     let target = PatternTarget {
         height,
@@ -118,28 +117,11 @@ pub fn target_from_image(bytes: &[u8], spec: ImageSpec) -> Result<PatternTarget,
     Ok(target)
 }
 
-/// R, G and B multiplied by alpha, so that transparent pixels are black and resampling
-/// does not bleed their colour into the shape's edge.
-fn premultiplied(mut pixels: Rgba32FImage) -> Rgba32FImage {
-    for px in pixels.pixels_mut() {
-        let a = px.0[3];
-        for v in &mut px.0[..3] {
-            *v *= a;
-        }
-    }
-    pixels
-}
-
-/// Shrinks (Lanczos) to fit a `fit` x `fit` square, keeping proportions; smaller images
-/// are kept as they are, like the notebook's thumbnail.
-fn shrink_to_fit(pixels: &Rgba32FImage, fit: u32) -> Rgba32FImage {
-    let (w, h) = (pixels.width(), pixels.height());
-    if w <= fit && h <= fit {
-        return pixels.clone();
-    }
-    let scale = f64::from(fit) / f64::from(w.max(h));
-    let side = |v: u32| ((f64::from(v) * scale).round() as u32).clamp(1, fit);
-    image::imageops::resize(pixels, side(w), side(h), FilterType::Lanczos3)
+/// A pixel as the notebook holds it: each value / 255 in single precision, then R, G and B
+/// multiplied by alpha, so that transparent pixels are black.
+fn premultiplied(rgba: [u8; 4]) -> [f32; 4] {
+    let [r, g, b, a] = rgba.map(|v| f32::from(v) / 255.0);
+    [r * a, g * a, b * a, a]
 }
 
 /// How `task` reads a target image; `rgb` asks the pattern task for three colour channels.
@@ -159,11 +141,12 @@ pub fn image_spec(task: TaskKind, rgb: bool) -> Option<ImageSpec> {
 const LIZARD_SIDE: u32 = 20;
 const COLORED_G_SIDE: u32 = 16;
 
-/// The lizard glyph of the Noto Color Emoji font (SIL Open Font License 1.1), centred on a
-/// transparent square; `cargo xtask assets` draws it, `assets/README.md` says more.
+/// The lizard as the paper's notebook embeds it: a 32x32 RGBA PNG (`assets/README.md` says
+/// where it comes from and under which licence).
 const LIZARD_PNG: &[u8] = include_bytes!("../../assets/lizard.png");
 
-/// The lizard experiment's target: the shipped glyph read as the task reads any image.
+/// The lizard experiment's target: the notebook's image read as the notebook reads it
+/// (120 cells on).
 pub fn lizard() -> PatternTarget {
     let spec = image_spec(TaskKind::Lizard, false).expect("the lizard reads an image");
     target_from_image(LIZARD_PNG, spec).expect("the shipped lizard image is a valid target")
@@ -323,9 +306,26 @@ mod tests {
     }
 
     #[test]
-    fn the_lizard_target_is_the_glyph_at_20x20() {
-        // Checked by eye against assets/lizard.png: head at the top left, four legs, the
-        // tail curling to the bottom right.
+    fn the_lizard_target_is_the_notebooks() {
+        // The cells the notebook trains on, as its own PIL code gives them
+        // (tests/fixtures/notebook-lizard-seed23/target_20x20.txt, `1` on).
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/notebook-lizard-seed23/target_20x20.txt");
+        let notebook: Vec<String> = std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|l| l.replace('1', "#").replace('0', "."))
+            .collect();
+        let t = lizard();
+        assert_eq!((t.height, t.width, t.rgb), (20, 20, false));
+        assert_eq!(art(&t), notebook);
+        assert_eq!(t.bits.iter().filter(|&&b| b == 1).count(), 120);
+    }
+
+    #[test]
+    fn the_larger_noto_glyph_reads_as_pillow_reads_it() {
+        // Checked by eye against assets/lizard-noto.png: head at the top left, four legs, the
+        // tail curling to the bottom right; 108 cells as PIL's thumbnail gives them.
         let expected = [
             "....................",
             ".....#..............",
@@ -337,7 +337,7 @@ mod tests {
             ".....######...###...",
             "....#.######.###....",
             "....###########.....",
-            "....#########.......",
+            "....##########......",
             "........######......",
             ".........#####......",
             "........#######.....",
@@ -348,10 +348,25 @@ mod tests {
             "...............##...",
             "....................",
         ];
-        let t = lizard();
-        assert_eq!((t.height, t.width, t.rgb), (20, 20, false));
+        let png = std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/lizard-noto.png"),
+        )
+        .unwrap();
+        let spec = image_spec(TaskKind::Lizard, false).unwrap();
+        let t = target_from_image(&png, spec).unwrap();
         assert_eq!(art(&t), expected);
-        assert_eq!(t.bits.iter().filter(|&&b| b == 1).count(), 107);
+        assert_eq!(t.bits.iter().filter(|&&b| b == 1).count(), 108);
+        let notebook = lizard();
+        let differ = t
+            .bits
+            .iter()
+            .zip(&notebook.bits)
+            .filter(|(a, b)| a != b)
+            .count();
+        assert_eq!(
+            differ, 18,
+            "the notebook's 32x32 image and the larger glyph"
+        );
     }
 
     #[test]

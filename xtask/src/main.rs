@@ -66,7 +66,7 @@ enum Command {
     Flamegraph(flamegraph::FlamegraphArgs),
     /// Remove what the pipeline made under target/.
     Clean,
-    /// Draw assets/lizard.png from the Noto Color Emoji font (fonts-noto-color-emoji).
+    /// Draw assets/lizard-noto.png from the Noto Color Emoji font (fonts-noto-color-emoji).
     Assets(assets::AssetsArgs),
 }
 

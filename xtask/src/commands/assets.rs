@@ -1,5 +1,5 @@
-//! `cargo xtask assets`: draws `assets/lizard.png`, the lizard experiment's target, from
-//! the lizard glyph (U+1F98E) of the Noto Color Emoji font that Debian's
+//! `cargo xtask assets`: draws `assets/lizard-noto.png`, a larger lizard for `--target` (the
+//! `lizard` preset's own target is the notebook's 32x32 image), from the lizard glyph (U+1F98E) of the Noto Color Emoji font that Debian's
 //! `fonts-noto-color-emoji` package installs (SIL Open Font License 1.1; see
 //! `assets/README.md`). The file is committed; this command only says how it was made.
 
@@ -31,7 +31,7 @@ pub fn run(args: AssetsArgs) -> Result<()> {
     })?;
     let glyph = glyph_png(&font, LIZARD)?;
     let square = centred_square(&glyph);
-    let out = paths::root().join("assets/lizard.png");
+    let out = paths::root().join("assets/lizard-noto.png");
     save(&square, &out)?;
     println!(
         "wrote {} ({}x{} from the font's {}x{} glyph)",
