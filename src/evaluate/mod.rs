@@ -12,5 +12,5 @@ pub mod loss;
 pub mod soft;
 
 pub use batch::{evaluate, Evaluation, Rollout, SoftLoss};
-pub use fresh::{all_boards_right, every_input_accuracy, fresh_check, FreshCheck};
+pub use fresh::{all_boards_right, every_input_accuracy, fresh_check, FreshCheck, Measure};
 pub use hard::HardEvaluator;

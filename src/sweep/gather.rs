@@ -143,6 +143,8 @@ mod tests {
             last: None,
             fresh_accuracy: None,
             exact: false,
+            grows: None,
+            holds: None,
             wall_s: seed as f64,
             search_s: None,
             error: None,

@@ -80,6 +80,9 @@ pub struct Outcome {
     pub fresh_accuracy: Option<f64>,
     /// Whether the kept model is exact: every bit of the fresh check right. A run's success.
     pub exact: bool,
+    /// For a task that grows a pattern: whether the kept model grows it and holds it.
+    pub grows: Option<bool>,
+    pub holds: Option<bool>,
     /// Wall time of every attempt: for an exact run, its time to an exact circuit.
     pub wall_s: f64,
     /// Of `wall_s`, the seconds the gate search took, when it ran.
@@ -123,6 +126,8 @@ pub fn run(
         last: kept.history.last().map(|m| m.metrics),
         fresh_accuracy: (!kept.history.is_empty()).then_some(kept.fresh_accuracy),
         exact: kept.exact,
+        grows: kept.grows,
+        holds: kept.holds,
         wall_s: start.elapsed().as_secs_f64(),
         search_s,
         error: run.error.as_ref().map(|e| e.to_string()),
@@ -171,6 +176,9 @@ pub struct Summary {
     /// Median and 90th percentile of the time to an exact circuit over every run, a run
     /// without one counting as never (then `None` where more than that share has none).
     pub time_to_exact: (Option<f64>, Option<f64>),
+    /// For a task that grows a pattern: runs whose kept model grows it, and holds it.
+    pub grows: Option<usize>,
+    pub holds: Option<usize>,
 }
 
 /// One summary per setting (`settings` of them), in order.
@@ -187,6 +195,10 @@ pub fn summarize(outcomes: &[Outcome], settings: usize) -> Vec<Summary> {
             let times: Vec<f64> = mine.iter().map(|o| o.time_to_exact()).collect();
             let finite = |t: Option<f64>| t.filter(|t| t.is_finite());
             let attempts = mine.iter().map(|o| o.attempts).sum();
+            let count = |measure: fn(&Outcome) -> Option<bool>| {
+                let known: Vec<bool> = mine.iter().filter_map(|o| measure(o)).collect();
+                (!known.is_empty()).then(|| known.iter().filter(|&&b| b).count())
+            };
             Summary {
                 runs: mine.len(),
                 exact: exact.len(),
@@ -200,6 +212,8 @@ pub fn summarize(outcomes: &[Outcome], settings: usize) -> Vec<Summary> {
                     finite(stats::median(&times)),
                     finite(stats::percentile(&times, 0.9)),
                 ),
+                grows: count(|o| o.grows),
+                holds: count(|o| o.holds),
             }
         })
         .collect()
@@ -241,6 +255,8 @@ mod tests {
             last: None,
             fresh_accuracy: solved_at.map(|_| 1.0),
             exact: solved_at.is_some(),
+            grows: None,
+            holds: None,
             wall_s: 1.0,
             search_s: None,
             error: None,
@@ -259,5 +275,17 @@ mod tests {
         );
         assert_eq!((s[1].runs, s[1].solved, s[1].median_epochs), (1, 0, None));
         assert_eq!(s[1].interval.0, 0.0);
+        assert_eq!((s[0].grows, s[0].holds), (None, None), "not a growing task");
+        // A growing task's runs: two grow, one of them holds.
+        let grown = |grows, holds| Outcome {
+            grows: Some(grows),
+            holds: Some(holds),
+            ..outcome(0, None)
+        };
+        let s = summarize(
+            &[grown(true, true), grown(true, false), grown(false, false)],
+            1,
+        );
+        assert_eq!((s[0].grows, s[0].holds), (Some(2), Some(1)));
     }
 }

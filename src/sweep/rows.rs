@@ -45,6 +45,12 @@ pub struct RunResult {
     /// The last epoch's metrics; a number that is not finite is written as null.
     pub last: Option<LastMetrics>,
     pub fresh_accuracy: Option<f64>,
+    /// For a task that grows a pattern: whether the kept model grows it and holds it
+    /// (absent for other tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grows: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holds: Option<bool>,
     pub error: Option<String>,
     /// What the recipe's gate search did to the kept model, when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -109,6 +115,8 @@ impl Row {
                 epochs: outcome.epochs,
                 last,
                 fresh_accuracy: outcome.fresh_accuracy,
+                grows: outcome.grows,
+                holds: outcome.holds,
                 error: outcome.error.clone(),
                 search: outcome.search,
             },
@@ -142,6 +150,8 @@ impl Row {
             last,
             fresh_accuracy: r.fresh_accuracy,
             exact: r.exact,
+            grows: r.grows,
+            holds: r.holds,
             wall_s: self.provenance.wall_s,
             search_s: self.provenance.search_s,
             error: r.error.clone(),
@@ -217,6 +227,8 @@ mod tests {
             }),
             fresh_accuracy: Some(0.25),
             exact: false,
+            grows: None,
+            holds: None,
             wall_s: 1.5,
             search_s: Some(0.5),
             error: None,

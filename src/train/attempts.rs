@@ -17,7 +17,7 @@ use std::time::Instant;
 pub use crate::model::config::attempt_seed;
 
 use crate::error::ConfigError;
-use crate::evaluate::fresh::FreshCheck;
+use crate::evaluate::fresh::{FreshCheck, Measure};
 use crate::evaluate::fresh_check;
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::network::Model;
@@ -92,6 +92,12 @@ pub struct AttemptRecord {
     pub exact: bool,
     /// The kept model's accuracy on the fresh check.
     pub fresh_accuracy: f64,
+    /// For a task that grows a pattern: whether the kept model grows it, and holds it
+    /// ([`Measure`]; its exactness is one of the two).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grows: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holds: Option<bool>,
     /// What the gate search did, when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<GateSearch>,
@@ -179,6 +185,8 @@ pub fn finish_attempt(
         exact_at: watch.exact_at(),
         exact: fresh.as_ref().is_some_and(|f| f.exact()),
         fresh_accuracy: fresh.as_ref().map_or(0.0, |f| f.accuracy),
+        grows: measured(fresh.as_ref(), Measure::Grows),
+        holds: measured(fresh.as_ref(), Measure::Holds),
         search,
         kept_at,
         chosen,
@@ -190,6 +198,11 @@ pub fn finish_attempt(
         search_s,
         fresh,
     }
+}
+
+/// Whether a check of a growing task passes `measure`; none for other tasks.
+fn measured(fresh: Option<&FreshCheck>, measure: Measure) -> Option<bool> {
+    fresh.filter(|f| f.has_holds()).map(|f| f.passes(measure))
 }
 
 /// An attempt after [`finish_attempt`].
@@ -329,6 +342,8 @@ mod tests {
             exact_at: None,
             exact,
             fresh_accuracy,
+            grows: None,
+            holds: None,
             search: None,
             kept_at: None,
             chosen: None,

@@ -64,12 +64,28 @@ fn each_task_has_its_probes() {
         "--seed 99 --batch 4 --size 58x58 --steps 200"
     );
     assert_eq!([8, 14, 16].map(larger_side), [32, 58, 64]);
+    // Grows: step 12 on 20x20 and on 40x40; holds: also step 24.
     let lizard = probes_of(TaskKind::Lizard);
+    let shape = |p: &Probe| (p.size, p.steps, p.measure);
     assert_eq!(
-        lizard.iter().map(|p| p.steps).collect::<Vec<_>>(),
-        [12, 24],
-        "the training step, and twice as many"
+        lizard.iter().map(shape).collect::<Vec<_>>(),
+        [
+            ((20, 20), 12, Measure::Grows),
+            ((40, 40), 12, Measure::Grows),
+            ((20, 20), 24, Measure::Holds),
+        ]
     );
+    // The G is drawn in from the border: its own grid only.
+    let g = probes_of(TaskKind::ColoredG);
+    assert_eq!(
+        g.iter().map(shape).collect::<Vec<_>>(),
+        [
+            ((16, 16), 15, Measure::Grows),
+            ((16, 16), 30, Measure::Holds)
+        ]
+    );
+    assert_eq!(criterion(TaskKind::Lizard), Measure::Grows);
+    assert_eq!(criterion(TaskKind::ColoredG), Measure::Holds);
     assert!(probes_of(TaskKind::Gol).is_empty());
 }
 
@@ -97,4 +113,53 @@ fn game_of_life_is_checked_on_every_board() {
     let check = fresh_check(&model);
     assert!(check.every_input);
     assert_eq!(check.grids, 512);
+}
+
+/// A check's measures by hand: a lizard right at step 12 on both grids and wrong at 24
+/// grows, does not hold, and is exact (its criterion is *grows*); a real lizard check's
+/// accuracy counts the probes of *grows* alone.
+#[test]
+fn grows_and_holds_by_hand() {
+    let score = |size, steps, measure, wrong| ProbeScore {
+        probe: Probe {
+            seed: 99,
+            batch: 1,
+            size,
+            steps,
+            measure,
+        },
+        wrong,
+        bits: 400.0,
+    };
+    let scores = vec![
+        score((20, 20), 12, Measure::Grows, 0.0),
+        score((40, 40), 12, Measure::Grows, 0.0),
+        score((20, 20), 24, Measure::Holds, 100.0),
+    ];
+    let lizard = FreshCheck {
+        every_input: false,
+        grids: 3,
+        scores: scores.clone(),
+        criterion: Measure::Grows,
+        accuracy: 1.0,
+    };
+    assert!(lizard.passes(Measure::Grows) && !lizard.passes(Measure::Holds));
+    assert!(lizard.exact() && lizard.has_holds());
+    let model = mixed_model(TaskKind::Lizard);
+    let real = fresh_check(&model);
+    assert_eq!(real.criterion, Measure::Grows);
+    let counted: Vec<_> = real
+        .scores
+        .iter()
+        .filter(|s| s.probe.measure == Measure::Grows)
+        .collect();
+    let (wrong, bits) = counted
+        .iter()
+        .fold((0.0, 0.0), |(w, b), s| (w + s.wrong, b + s.bits));
+    assert_eq!(
+        real.accuracy,
+        1.0 - wrong / bits,
+        "the step-24 probe is not counted"
+    );
+    assert_eq!(real.passes(Measure::Grows), wrong == 0.0);
 }

@@ -11,14 +11,16 @@
 //! where the two rows differ.
 //!
 //! Only the growing tasks qualify: every rollout starts from one fixed state, so the
-//! states the search scores (the task's step and twice it, where the exact check looks)
-//! are the states training rolled out, and nothing it learns is taken from the check.
+//! states the search scores (the task's step, and twice it where the task's exact check
+//! asks that the pattern holds) are the states training rolled out, and nothing it learns
+//! is taken from the check.
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::automaton::grid::Grids;
 use crate::automaton::hard_run::HardRun;
+use crate::evaluate::fresh::{criterion, Measure};
 use crate::evaluate::loss::hard_errors;
 use crate::model::circuit::{Circuit, GateOrder};
 use crate::model::config::ModelConfig;
@@ -68,6 +70,9 @@ struct Probe {
     init: Grids,
     target: Grids,
     steps: usize,
+    /// The states scored: after `steps`, and after `2 * steps` when the task's exact check
+    /// asks that the pattern holds.
+    scored: usize,
 }
 
 impl Probe {
@@ -80,12 +85,16 @@ impl Probe {
             target: tasks::target(c, &init, c.steps),
             init,
             steps: c.steps,
+            scored: match criterion(c.task) {
+                Measure::Grows => 1,
+                Measure::Holds => 2,
+            },
         }
     }
 }
 
 /// Searches for single gate changes that get fewer target bits wrong at the task's step
-/// and at twice it, keeping each one found, until none are wrong, no change helps, or
+/// (and at twice it, where the task's exact check asks the pattern to hold), keeping each one found, until none are wrong, no change helps, or
 /// `plan.budget` circuits were rolled out. Each round ranks every gate's other ops, and
 /// every other wire of the gates in the last `plan.rewire_layers` update layers, by the
 /// change in error their gradient predicts ([`ranking`]) and tries those predicted to
@@ -226,7 +235,7 @@ impl Searcher<'_> {
     fn pairs_met(&mut self) -> Vec<u8> {
         let mut met = vec![0; self.model.gate_count()];
         self.run.set_state(&self.probe.init);
-        for t in 0..2 * self.probe.steps {
+        for t in 0..self.probe.scored * self.probe.steps {
             self.run.step(None, t);
             self.run.pairs_met(&mut met);
         }
@@ -300,14 +309,14 @@ fn rewirable_gates(model: &Model, layers: usize) -> std::ops::Range<usize> {
     }
 }
 
-/// The wrong target bits of `model`'s hard rollout at the task's step and at twice it,
+/// The wrong target bits of `model`'s hard rollout at the states the probe scores,
 /// if fewer than `limit` (a rollout already at `limit` by the task's step stops there).
 /// The run's ops must be `model`'s.
 fn wrong_below(run: &mut HardRun, model: &Model, probe: &Probe, limit: u64) -> Option<u64> {
     let channels = &model.config.target_channels;
     run.set_state(&probe.init);
     let mut wrong = 0;
-    for half in 0..2 {
+    for half in 0..probe.scored {
         for t in 0..probe.steps {
             run.step(None, half * probe.steps + t);
         }
@@ -338,11 +347,16 @@ mod tests {
         }
     }
 
-    /// The target bits the exact check finds wrong (at the task's step and at twice it).
+    /// The target bits the exact check finds wrong on the training grid (the lizard's: at
+    /// its step; its larger grid is the check's own).
     fn wrong(model: &Model) -> u64 {
         let c = &model.config;
-        let bits = (2 * c.height * c.width * c.target_channels.len()) as f64;
-        ((1.0 - fresh_check(model).accuracy) * bits).round() as u64
+        let check = fresh_check(model);
+        let scored = check
+            .scores
+            .iter()
+            .filter(|s| s.probe.size == (c.height, c.width) && s.probe.measure <= check.criterion);
+        scored.map(|s| s.wrong).sum::<f64>() as u64
     }
 
     fn fresh(task: TaskKind) -> Model {
@@ -350,10 +364,11 @@ mod tests {
         Model::new(config, &mut ChaCha8Rng::seed_from_u64(3)).unwrap()
     }
 
-    /// A fresh reduced lizard searched until no single op lowers its wrong bits, those
-    /// bits, and its last update layer.
-    fn settled_lizard() -> (Model, u64, usize) {
-        let mut model = fresh(TaskKind::Lizard);
+    /// A fresh reduced model of `task` searched until no single op lowers its wrong bits,
+    /// those bits, and its last update layer. The lizard's search scores its step, the
+    /// others' that and twice it.
+    fn settled(task: TaskKind) -> (Model, u64, usize) {
+        let mut model = fresh(task);
         search_gates(&mut model, ops_only(usize::MAX), |_| {}).unwrap();
         let (settled, last) = (wrong(&model), model.update.len() - 1);
         (model, settled, last)
@@ -392,22 +407,23 @@ mod tests {
 
     /// A wire of the last layer moved so that more bits are wrong, in a model whose ops
     /// no single change improved: the search that may also rewire that layer gets fewer
-    /// bits wrong than the ops alone, by rewiring; the model's wires are then those it
+    /// bits wrong than the ops alone given as many rollouts, by rewiring; the model's
+    /// wires are then those it
     /// scored (the check agrees), the layers before untouched, no gate reading one row
     /// twice.
     #[test]
     fn rewiring_undoes_a_wire_moved_wrong() {
-        let (model, settled, last) = settled_lizard();
+        let (model, settled, last) = settled(TaskKind::Lizard);
         let (moved, _, _) = moved_wrong(&model, settled, last);
         let worse = wrong(&moved);
-        let mut by_ops = moved.clone();
-        let ops = search_gates(&mut by_ops, ops_only(usize::MAX), |_| {}).unwrap();
         let mut rewired = moved.clone();
         let plan = SearchPlan {
             budget: usize::MAX,
             rewire_layers: 1,
         };
         let search = search_gates(&mut rewired, plan, |_| {}).unwrap();
+        let mut by_ops = moved.clone();
+        let ops = search_gates(&mut by_ops, ops_only(search.tried), |_| {}).unwrap();
         assert_eq!((ops.wrong_before, search.wrong_before), (worse, worse));
         assert!(search.rewired > 0, "{search:?}");
         assert!(search.wrong_after < ops.wrong_after, "{search:?} {ops:?}");
@@ -425,7 +441,7 @@ mod tests {
     /// replaced tried thousands of circuits first on the coloured G's like misses).
     #[test]
     fn the_first_ranked_candidate_undoes_an_op_changed_wrong() {
-        let (model, settled, last) = settled_lizard();
+        let (model, settled, last) = settled(TaskKind::Lizard);
         let first = model.update[last].first_gate;
         let (g, broken) = (first..model.gate_count())
             .flat_map(|g| (0..NUM_OPS).map(move |op| (g, op)))
@@ -448,7 +464,7 @@ mod tests {
     /// is predicted to help, and the wire ranked first does help.
     #[test]
     fn the_wires_ranked_as_helping_help() {
-        let (model, settled, last) = settled_lizard();
+        let (model, settled, last) = settled(TaskKind::Pattern);
         let (moved, i, kept) = moved_wrong(&model, settled, last);
         let worse = wrong(&moved);
         let rewirable = moved.update[last].first_gate..moved.gate_count();

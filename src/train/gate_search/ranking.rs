@@ -116,7 +116,7 @@ enum Group {
 }
 
 /// Rolls `circuit` out from the probe's start with every gate at its hard op and goes
-/// back from the wrong target bits at the task's step and at twice it, showing `wires`
+/// back from the wrong target bits at the states the probe scores, showing `wires`
 /// every step; returns every gate's gradient on its four coefficients.
 fn backward_from_wrong_bits(
     model: &Model,
@@ -126,7 +126,7 @@ fn backward_from_wrong_bits(
 ) -> Vec<[f64; 4]> {
     let c = &model.config;
     let gates = model.gate_count();
-    let steps = 2 * probe.steps;
+    let steps = probe.scored * probe.steps;
     let mut soft = SoftRollout::new(geometry, circuit, steps, gates, ActivationMemory::Recompute);
     soft.swap_plans(&mut Arc::new(RolloutPlans::keeping(
         circuit,
@@ -136,9 +136,9 @@ fn backward_from_wrong_bits(
     params.update(&model.logits, Forward::StraightThrough(1.0), &[]);
     soft.set_initial(&probe.init);
     soft.forward(circuit, &params.coefs, None);
-    // `grads[j]` is on the state after step `steps - j`: the last and the task's.
-    let mut grads = vec![vec![0.0; soft.final_state().len()]; probe.steps + 1];
-    for j in [0, probe.steps] {
+    // `grads[j]` is on the state after step `steps - j`: each scored state.
+    let mut grads = vec![vec![0.0; soft.final_state().len()]; steps - probe.steps + 1];
+    for j in (0..probe.scored).map(|k| k * probe.steps) {
         wrong_bits_gradient(c.channels, &c.target_channels, &probe.target, &mut grads[j]);
     }
     let mut coef_grads = vec![[0.0; 4]; gates];

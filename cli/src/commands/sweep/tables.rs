@@ -28,6 +28,10 @@ pub(super) fn runs_table(outcomes: &[Outcome], labels: &[String]) -> String {
         "acc %",
         "fresh %"
     );
+    let growing = outcomes.iter().any(|o| o.holds.is_some());
+    if growing {
+        out.insert_str(out.len() - 1, &format!("  {:>11}", "grows/holds"));
+    }
     for o in outcomes {
         let epoch = |e: Option<usize>| e.map_or("-".into(), |e| e.to_string());
         let (soft, hard, acc) = o.last.map_or((f64::NAN, f64::NAN, f64::NAN), |m| {
@@ -48,6 +52,11 @@ pub(super) fn runs_table(outcomes: &[Outcome], labels: &[String]) -> String {
             epoch(o.solved_at),
             o.epochs
         );
+        if growing {
+            let yes = |b: Option<bool>| b.map_or("-", |b| if b { "yes" } else { "no" });
+            let measures = format!("{}/{}", yes(o.grows), yes(o.holds));
+            out.insert_str(out.len() - 1, &format!("  {measures:>11}"));
+        }
     }
     out
 }
@@ -71,6 +80,10 @@ pub(super) fn summary_table(summaries: &[Summary], labels: &[String]) -> String 
         "median s",
         "to exact s 50/90%"
     );
+    let growing = summaries.iter().any(|s| s.holds.is_some());
+    if growing {
+        out.insert_str(out.len() - 1, &format!("  {:>7}  {:>7}", "grows", "holds"));
+    }
     for (summary, label) in summaries.iter().zip(labels) {
         let (lo, hi) = summary.interval;
         let epochs = summary
@@ -89,6 +102,11 @@ pub(super) fn summary_table(summaries: &[Summary], labels: &[String]) -> String 
             format!("{}/{}", summary.solved, summary.runs),
             format!("{} / {}", seconds(median), seconds(p90)),
         );
+        if growing {
+            let of = |n: Option<usize>| n.map_or("-".into(), |n| format!("{n}/{}", summary.runs));
+            let measures = format!("  {:>7}  {:>7}", of(summary.grows), of(summary.holds));
+            out.insert_str(out.len() - 1, &measures);
+        }
     }
     out
 }
@@ -110,6 +128,10 @@ struct RunRow<'a> {
     accuracy: Option<f64>,
     /// The kept model's accuracy on the fresh check (docs/recipes.md, "exact").
     fresh_accuracy: Option<f64>,
+    /// For a task that grows a pattern: whether the kept model grows it and holds it
+    /// (docs/tasks.md; empty for other tasks).
+    grows: Option<bool>,
+    holds: Option<bool>,
     /// Every attempt's wall time: for an exact run, its time to an exact circuit.
     wall_s: f64,
     error: Option<&'a str>,
@@ -135,6 +157,10 @@ struct SettingSummary<'a> {
     solved: usize,
     median_exact_epoch: Option<f64>,
     median_wall_s: Option<f64>,
+    /// For a task that grows a pattern: runs whose kept model grows it, and holds it
+    /// (null for other tasks).
+    grows: Option<usize>,
+    holds: Option<usize>,
 }
 
 /// The whole sweep for programs: every setting's summary and every run.
@@ -162,6 +188,8 @@ fn run_rows<'a>(outcomes: &'a [Outcome], labels: &'a [String]) -> Vec<RunRow<'a>
             hard_loss: o.last.map(|m| m.hard_loss),
             accuracy: o.last.map(|m| m.accuracy),
             fresh_accuracy: o.fresh_accuracy,
+            grows: o.grows,
+            holds: o.holds,
             wall_s: o.wall_s,
             error: o.error.as_deref(),
         })
@@ -190,6 +218,8 @@ fn sweep_json(
             time_to_exact_p90_s: s.time_to_exact.1,
             median_exact_epoch: s.median_epochs,
             median_wall_s: s.median_wall_s,
+            grows: s.grows,
+            holds: s.holds,
         })
         .collect();
     let json = SweepJson {

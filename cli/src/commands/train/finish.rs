@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use logicars::evaluate::fresh::{fresh_check, FreshCheck};
+use logicars::evaluate::fresh::{fresh_check, FreshCheck, Measure};
 use logicars::io::atomic::write_atomically;
 use logicars::io::checkpoint_file::{self, RunOutputs};
 use logicars::io::model_file;
@@ -254,15 +254,32 @@ fn print_fresh_check(check: &FreshCheck) {
         );
         return;
     }
+    // A growing task's check names its measure, and gives both.
+    let measure = match check.has_holds() {
+        true => format!(" (exact = {})", check.criterion.name()),
+        false => String::new(),
+    };
     println!(
-        "fresh check:  {:.2}% right, {verdict}",
+        "fresh check:  {:.2}% right{measure}, {verdict}",
         100.0 * check.accuracy
     );
     for score in &check.scores {
+        let tag = match check.has_holds() {
+            true => format!("  [{}]", score.probe.measure.name()),
+            false => String::new(),
+        };
         println!(
-            "              {:.2}% of eval {}",
+            "              {:.2}% of eval {}{tag}",
             100.0 * (1.0 - score.wrong / score.bits),
             score.probe.eval_flags()
+        );
+    }
+    if check.has_holds() {
+        let yes = |m| if check.passes(m) { "yes" } else { "no" };
+        println!(
+            "grows, holds: {}, {} (docs/tasks.md: right at the task's step; and at twice it)",
+            yes(Measure::Grows),
+            yes(Measure::Holds)
         );
     }
 }
