@@ -117,6 +117,36 @@ pub enum ConfigError {
          --curriculum-share), whose end is the time; or --starts 1"
     )]
     StartsWithoutCurriculum { starts: usize },
+    #[error(
+        "--pool trains from states the model grew, for the growing tasks (pattern, lizard, \
+         colored-g), whose batches start from one fixed state; {task}'s start from random \
+         grids"
+    )]
+    PoolTask { task: &'static str },
+    #[error(
+        "a batch of {batch} is drawn from the pool without replacement, so --pool needs at \
+         least {batch} states, got {pool}"
+    )]
+    PoolTooSmall { pool: usize, batch: usize },
+    #[error(
+        "--pool-reseed {reseed} and --pool-damage {damage} name states of each batch of \
+         {batch}; together they can be at most {batch}"
+    )]
+    PoolBatch {
+        batch: usize,
+        reseed: usize,
+        damage: usize,
+    },
+    #[error(
+        "--pool trains one model from the states it grew; {starts} starts would need a pool \
+         each: use --starts 1"
+    )]
+    PoolWithStarts { starts: usize },
+    #[error(
+        "--pool trains from the states the task's rollout leaves; a curriculum trains \
+         other rollouts first: use --curriculum-share 0"
+    )]
+    PoolWithCurriculum,
 }
 
 /// Wires that a layer of the given widths cannot have.

@@ -274,7 +274,44 @@ impl TrainSettings {
     /// range of each knob, then what the recipe asks of the task.
     pub fn validate(&self, config: &ModelConfig) -> Result<(), ConfigError> {
         self.validate_ranges()?;
-        self.validate_curriculum(config)
+        self.validate_curriculum(config)?;
+        self.validate_pool(config)
+    }
+
+    /// A sample pool is for tasks grown from one fixed state, holds a batch, and trains
+    /// one model on grids of the task's size.
+    fn validate_pool(&self, config: &ModelConfig) -> Result<(), ConfigError> {
+        let r = &self.recipe;
+        if r.pool == 0 {
+            return Ok(());
+        }
+        if !config.task.grows_image() {
+            return Err(ConfigError::PoolTask {
+                task: config.task.name(),
+            });
+        }
+        let batch = self.batch;
+        if r.pool < batch {
+            return Err(ConfigError::PoolTooSmall {
+                pool: r.pool,
+                batch,
+            });
+        }
+        if r.pool_reseed + r.pool_damage > batch {
+            let (reseed, damage) = (r.pool_reseed, r.pool_damage);
+            return Err(ConfigError::PoolBatch {
+                batch,
+                reseed,
+                damage,
+            });
+        }
+        if r.starts > 1 {
+            return Err(ConfigError::PoolWithStarts { starts: r.starts });
+        }
+        if r.has_curriculum() {
+            return Err(ConfigError::PoolWithCurriculum);
+        }
+        Ok(())
     }
 
     /// The range of each knob, named by its key; NaN is in none.

@@ -180,6 +180,18 @@ pub struct Recipe {
     /// (0: never).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub stall: usize,
+    /// States in the sample pool ([`crate::train::pool`]; growing tasks only; 0: none,
+    /// every batch starts from the seed).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pool: usize,
+    /// Of each batch drawn from the pool, the states farthest from the target that the
+    /// seed replaces.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub pool_reseed: usize,
+    /// Of each batch drawn from the pool, the states nearest the target that get a block
+    /// of half the grid's side zeroed before training.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pool_damage: usize,
 }
 
 /// The side of the `converge` recipe's curriculum: the largest square that sees the task's
@@ -321,6 +333,9 @@ impl Recipe {
             rewire_layers: 0,
             attempts: 1,
             stall: 0,
+            pool: 0,
+            pool_reseed: 1,
+            pool_damage: 0,
         }
     }
 

@@ -307,6 +307,30 @@ pub static KNOBS: &[Knob] = &[
                next; 0: never [default: the recipe's]",
         target: Target::Count(|_, s| &mut s.recipe.stall),
     },
+    Knob {
+        key: "pool",
+        value_name: "STATES",
+        help: "Train from a sample pool of this many states (growing tasks): each batch is \
+               drawn from states the model produced earlier and written back after its \
+               rollout, so the rule learns to keep its pattern; 0: every batch from the seed \
+               [default: 0]",
+        target: Target::Count(|_, s| &mut s.recipe.pool),
+    },
+    Knob {
+        key: "pool-reseed",
+        value_name: "STATES",
+        help: "Of each batch drawn from the pool, the states farthest from the target that \
+               the seed replaces [default: 1]",
+        target: Target::Count(|_, s| &mut s.recipe.pool_reseed),
+    },
+    Knob {
+        key: "pool-damage",
+        value_name: "STATES",
+        help: "Of each batch drawn from the pool, the states nearest the target that get a \
+               block of half the grid's side zeroed at a random place, so the rule learns \
+               to regrow [default: 0]",
+        target: Target::Count(|_, s| &mut s.recipe.pool_damage),
+    },
 ];
 
 impl Knob {

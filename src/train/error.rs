@@ -30,6 +30,10 @@ pub enum TrainError {
          (a curriculum); use --recipe paper, or --curriculum-share 0 --starts 1"
     )]
     BatchesWithCurriculum,
+    #[error("given batches fix every epoch's grids; a sample pool draws them (use --pool 0)")]
+    BatchesWithPool,
+    #[error("the checkpoint's sample pool does not fit the run's --pool of {pool} states")]
+    PoolCheckpoint { pool: usize },
     #[error("epoch {epoch} has no given batch: the batch file holds {given} batches")]
     NoBatch { epoch: usize, given: usize },
     #[error(

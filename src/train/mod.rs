@@ -9,6 +9,7 @@ pub mod gate_search;
 pub mod memory;
 pub mod objective;
 pub mod optimizer;
+pub mod pool;
 pub mod starts;
 pub mod state;
 pub mod trainer;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::gates::NUM_OPS;
 use crate::train::best::BestModel;
 use crate::train::optimizer::AdamWState;
+use crate::train::pool::PoolState;
 
 /// The trainer's state after `epochs_done` epochs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,6 +31,9 @@ pub struct TrainerState {
     /// The start the run went on with, once it chose.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chosen: Option<Choice>,
+    /// The sample pool, when the recipe trains from one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<PoolState>,
 }
 
 /// One of the starts besides the checkpoint's model: its logits (its wiring follows from

@@ -203,3 +203,32 @@ fn invalid_configs_are_named() {
     check(|c| c.target_channels = vec![99], "target channel");
     check(|c| c.perception_layers[0] = 4, "8 gates");
 }
+
+#[test]
+fn a_sample_pool_is_for_growing_tasks_and_holds_a_batch() {
+    let check = |task, pool, batch, reseed, damage, starts| {
+        let (config, mut settings) = preset(task, false);
+        let r = &mut settings.recipe;
+        (r.pool, r.pool_reseed, r.pool_damage, r.starts) = (pool, reseed, damage, starts);
+        // Starts chosen among at half the run, so that they are valid without a pool.
+        r.starts_share = 0.5;
+        settings.batch = batch;
+        settings.validate(&config).map_err(|e| match e {
+            ConfigError::PoolTask { .. } => "task",
+            ConfigError::PoolTooSmall { .. } => "small",
+            ConfigError::PoolBatch { .. } => "batch",
+            ConfigError::PoolWithStarts { .. } => "starts",
+            ConfigError::PoolWithCurriculum => "curriculum",
+            _ => "other",
+        })
+    };
+    assert_eq!(check(TaskKind::Lizard, 64, 4, 1, 3, 1), Ok(()));
+    // The G's default recipe starts with a curriculum of shorter rollouts.
+    assert_eq!(check(TaskKind::ColoredG, 2, 2, 0, 0, 1), Err("curriculum"));
+    assert_eq!(check(TaskKind::Checkerboard, 64, 2, 1, 0, 1), Err("task"));
+    assert_eq!(check(TaskKind::Lizard, 3, 4, 1, 0, 1), Err("small"));
+    assert_eq!(check(TaskKind::Lizard, 8, 4, 2, 3, 1), Err("batch"));
+    assert_eq!(check(TaskKind::Lizard, 8, 4, 1, 0, 2), Err("starts"));
+    // No pool: its other numbers are not looked at.
+    assert_eq!(check(TaskKind::Checkerboard, 0, 2, 9, 9, 1), Ok(()));
+}

@@ -14,6 +14,7 @@ use crate::tasks;
 use crate::train::best::BestModel;
 use crate::train::error::TrainError;
 use crate::train::objective::{Gradient, Metrics, Objective};
+use crate::train::pool::{self, Drawn};
 use crate::train::starts::{self, Rival};
 use crate::train::state::Choice;
 use crate::train::trainer::setup;
@@ -85,7 +86,11 @@ impl Trainer {
     /// [`Self::epoch`] of the model's own start.
     fn start_epoch(&mut self, epoch: usize) -> Result<Metrics, TrainError> {
         self.enter_hold_phase(epoch);
-        let init = self.initial_grids(epoch)?;
+        let drawn = self.draw_from_pool();
+        let init = match &drawn {
+            Some(drawn) => drawn.grids.clone(),
+            None => self.initial_grids(epoch)?,
+        };
         let config = &self.model.config;
         let target = tasks::target(config, &init, config.steps);
         let s = &self.settings;
@@ -129,12 +134,41 @@ impl Trainer {
                 overflow,
             });
         }
+        let metrics = match drawn {
+            Some(drawn) => self.return_to_pool(drawn, metrics),
+            None => metrics,
+        };
         self.step(epoch, small)?;
         // The step kept the parameters that this epoch scored in `previous_logits`.
         let p = &mut self.progress;
         BestModel::offer(&mut p.best, epoch, metrics.hard_loss, &p.previous_logits);
         self.epochs_done = epoch;
         Ok(metrics)
+    }
+
+    /// The epoch's batch from the sample pool, when the recipe has one.
+    fn draw_from_pool(&mut self) -> Option<Drawn> {
+        let pool = self.pool.as_ref()?;
+        let (r, config) = (&self.settings.recipe, &self.model.config);
+        let sizes = (self.settings.batch, r.pool_reseed, r.pool_damage);
+        let seed = pool::seed_state(config);
+        let wrong = |grids: &Grids, b| pool::wrong_bits(config, grids, b);
+        Some(pool.draw(sizes, &seed, wrong, &mut self.progress.data_rng))
+    }
+
+    /// Writes the hard circuit's states after the task's steps from the drawn batch back
+    /// to the pool (the parameters this epoch scored), and gives the epoch the hard loss
+    /// and accuracy of growing from the seed.
+    fn return_to_pool(&mut self, drawn: Drawn, metrics: Metrics) -> Metrics {
+        let finals = pool::hard_finals(&self.model, &drawn.grids);
+        let pool = self.pool.as_mut().expect("drawn from the pool");
+        pool.write_back(&drawn.slots, &finals);
+        let (hard_loss, accuracy) = pool::seed_score(&self.model);
+        Metrics {
+            hard_loss,
+            accuracy,
+            ..metrics
+        }
     }
 
     /// Runs `epoch` for every start; the one that leads ([`starts::leader`]) becomes the

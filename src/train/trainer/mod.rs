@@ -15,6 +15,7 @@ use crate::model::network::Model;
 use crate::train::best::{BestModel, Keep};
 use crate::train::error::TrainError;
 use crate::train::objective::Objective;
+use crate::train::pool::{self, SamplePool};
 use crate::train::starts::{Progress, Rival};
 use crate::train::state::{Choice, RngState, TrainerState};
 
@@ -49,6 +50,8 @@ pub struct Trainer {
     holding: bool,
     /// How activations are kept, for objectives built later (the hold phase's).
     memory: ActivationMemory,
+    /// The states batches are drawn from, when the recipe has a sample pool.
+    pool: Option<SamplePool>,
 }
 
 impl Trainer {
@@ -83,7 +86,10 @@ impl Trainer {
                 objective: new_objective(&model, &config, &settings, memory, holding),
                 config,
             });
+        let pool = (settings.recipe.pool > 0)
+            .then(|| SamplePool::new(settings.recipe.pool, &pool::seed_state(&model.config)));
         Trainer {
+            pool,
             progress: Progress::fresh(0, &model, &settings),
             objective,
             settings,
@@ -120,6 +126,16 @@ impl Trainer {
         }
         trainer.epochs_done = state.epochs_done;
         trainer.chosen = state.chosen;
+        let size = trainer.settings.recipe.pool;
+        trainer.pool = match state.pool {
+            None if size == 0 => None,
+            Some(saved) if size > 0 => {
+                let seed = pool::seed_state(&trainer.model.config);
+                let restored = SamplePool::restore(size, &seed, saved);
+                Some(restored.ok_or(TrainError::PoolCheckpoint { pool: size })?)
+            }
+            _ => return Err(TrainError::PoolCheckpoint { pool: size }),
+        };
         Ok(trainer)
     }
 
@@ -135,6 +151,7 @@ impl Trainer {
             start: p.start,
             rivals: self.rivals.iter().map(Rival::state).collect(),
             chosen: self.chosen,
+            pool: self.pool.as_ref().map(SamplePool::state),
         }
     }
 
@@ -170,6 +187,9 @@ impl Trainer {
     pub fn with_batches(mut self, batches: Vec<Grids>) -> Result<Self, TrainError> {
         if self.curriculum.is_some() {
             return Err(TrainError::BatchesWithCurriculum);
+        }
+        if self.pool.is_some() {
+            return Err(TrainError::BatchesWithPool);
         }
         let c = &self.model.config;
         let (batch, height, width, channels) = (self.settings.batch, c.height, c.width, c.channels);
