@@ -154,9 +154,9 @@ pub fn seed_state(c: &ModelConfig) -> Grids {
     tasks::eval_init(c.task, 1, c.height, c.width, c.channels, &mut unused)
 }
 
-/// The target bits of grid `b` of `grids`, as it is, that differ from the task's target.
-pub fn wrong_bits(c: &ModelConfig, grids: &Grids, b: usize) -> f64 {
-    let target = tasks::target(c, &seed_state(c), c.steps);
+/// The target bits of grid `b` of `grids`, as it is, that differ from `target` (the
+/// task's, one grid).
+pub fn wrong_bits(c: &ModelConfig, target: &Grids, grids: &Grids, b: usize) -> f64 {
     let mut wrong = 0;
     for r in 0..grids.height {
         for col in 0..grids.width {

@@ -152,7 +152,8 @@ impl Trainer {
         let (r, config) = (&self.settings.recipe, &self.model.config);
         let sizes = (self.settings.batch, r.pool_reseed, r.pool_damage);
         let seed = pool::seed_state(config);
-        let wrong = |grids: &Grids, b| pool::wrong_bits(config, grids, b);
+        let target = tasks::target(config, &seed, config.steps);
+        let wrong = |grids: &Grids, b| pool::wrong_bits(config, &target, grids, b);
         Some(pool.draw(sizes, &seed, wrong, &mut self.progress.data_rng))
     }
 
