@@ -1,5 +1,6 @@
 //! The memory estimate that commands check before allocating, against what an objective
-//! really allocates (counted by this test's allocator).
+//! really allocates (counted by this test's allocator). A binary of its own: the
+//! allocator counts the whole process, so no other test may run beside it.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -12,7 +12,7 @@ pub const PLAN: [&str; 6] = [
     "--seeds",
     "0..7",
     "--set",
-    "epochs=150",
+    "epochs=50",
 ];
 
 pub fn logicars() -> Command {

@@ -209,7 +209,7 @@ fn a_setting_out_of_range_is_refused_as_train_refuses_it() {
         (
             "gate-noise=-0.5",
             "--gate-noise=-0.5",
-            "gate-noise must be at least 0, got -0.5",
+            "gate-noise must be a finite number from 0, got -0.5",
         ),
     ];
     for (set, flag, line) in cases {

@@ -6,11 +6,9 @@
 //! the job controller sets `JOB_COMPLETION_INDEX` in each pod's environment, and the
 //! kubelet expands `$(VAR)` in a container's args from that environment.
 
-mod common;
-
 use std::path::Path;
 
-use common::shards::{logicars, merge, program, sweep, tables, PLAN};
+use crate::common::shards::{logicars, merge, program, sweep, tables, PLAN};
 use k8s_openapi::api::batch::v1::Job;
 
 const GOLDEN: &str = "tests/fixtures/sweep-job.yaml";

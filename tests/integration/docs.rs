@@ -1,7 +1,9 @@
 //! The documentation cannot drift from the tree: every relative link and image of
-//! README.md and docs/**/*.md points at a file that exists, and the `## Layout` section of
-//! docs/CONTRIBUTING.md names every source file, and no file that does not exist.
+//! README.md and docs/**/*.md points at a file that exists, every `#anchor` of a link at
+//! a heading of its page, and the `## Layout` section of docs/CONTRIBUTING.md names every
+//! source file, and no file that does not exist.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The folders whose `.rs` files the layout must name.
@@ -96,6 +98,103 @@ fn every_relative_link_and_image_resolves() {
         broken.is_empty(),
         "links to missing files:\n{}",
         broken.join("\n")
+    );
+}
+
+/// GitHub's anchor of a heading: its text (a link's text for a link) in lower case,
+/// punctuation dropped but `-` and `_`, spaces as `-`.
+fn slug(heading: &str) -> String {
+    let mut text = String::new();
+    let mut rest = heading;
+    while let Some(open) = rest.find('[') {
+        text.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match (after.find("]("), after.find(')')) {
+            (Some(close), Some(end)) if close < end => {
+                text.push_str(&after[..close]);
+                rest = &after[end + 1..];
+            }
+            _ => rest = after,
+        }
+    }
+    text.push_str(rest);
+    text.trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a page's headings; a repeated one is numbered as GitHub numbers it.
+fn anchors(text: &str) -> Vec<String> {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut found = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        }
+        let heading = line.trim_start_matches('#');
+        if fenced || !line.starts_with('#') || !heading.starts_with(' ') {
+            continue;
+        }
+        let base = slug(heading);
+        let repeats = seen.entry(base.clone()).or_default();
+        found.push(match *repeats {
+            0 => base,
+            n => format!("{base}-{n}"),
+        });
+        *repeats += 1;
+    }
+    found
+}
+
+#[test]
+fn every_links_anchor_is_a_heading_of_its_page() {
+    let mut broken = Vec::new();
+    for page in markdown_files() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for target in link_targets(&text) {
+            let Some((file, anchor)) = target.split_once('#') else {
+                continue;
+            };
+            if target.starts_with("http://") || target.starts_with("https://") {
+                continue;
+            }
+            let linked = match file {
+                "" => page.clone(),
+                file => page.parent().unwrap().join(file),
+            };
+            let is_markdown = linked.extension().is_some_and(|e| e == "md");
+            let Ok(linked_text) = std::fs::read_to_string(&linked) else {
+                continue; // a missing file is the other test's to report
+            };
+            if is_markdown && !anchors(&linked_text).iter().any(|a| a == anchor) {
+                let page = page.strip_prefix(root()).unwrap().display().to_string();
+                broken.push(format!("{page}: {target}"));
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "links to headings that do not exist:\n{}",
+        broken.join("\n")
+    );
+}
+
+#[test]
+fn anchors_are_githubs() {
+    let page = "# Intro\n## The lizard: half the `gates` hard\n```\n# not a heading\n```\n\
+                ## Intro\n### [docs](x.md), 2026-11-29\n";
+    assert_eq!(
+        anchors(page),
+        [
+            "intro",
+            "the-lizard-half-the-gates-hard",
+            "intro-1",
+            "docs-2026-11-29"
+        ]
     );
 }
 

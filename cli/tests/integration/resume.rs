@@ -196,6 +196,70 @@ fn a_run_stopped_between_its_exactness_checks_stops_where_it_would_have() {
     assert!(files_of(run) == reference, "after {done}: files differ");
 }
 
+/// Every run-level flag survives an interruption: `--full` (trains on past the epoch its
+/// kept model is exact), `--keep last` (no stop once exact, the last parameters kept) and
+/// `--log-interval` each given to a run stopped by SIGINT before it is exact, which is
+/// then resumed with no flag but `--resume`: the same files as the run never stopped, and
+/// the resumed run's progress lines at the interval. Seed 10 of the reduced checkerboard
+/// is exact at epoch 331 of 400.
+#[test]
+fn a_resumed_run_keeps_every_run_level_flag() {
+    const SEED_10: [&str; 8] = [
+        "train",
+        "checkerboard",
+        "--small",
+        "--seed",
+        "10",
+        "--no-artefacts",
+        "--threads",
+        "1",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let epochs = 400;
+    let cases: [(&str, &[&str], usize); 3] = [
+        ("full", &["--full"], epochs),
+        ("keep-last", &["--keep", "last"], epochs),
+        ("log-interval", &["--log-interval", "7"], 331),
+    ];
+    for (name, flags, ends_at) in cases {
+        let mut run = SEED_10.to_vec();
+        run.extend_from_slice(flags);
+        let reference = reference_run(&run, &dir.path().join(name), epochs);
+        let logged = logged_epochs(&reference.with_file_name("metrics.csv"));
+        assert_eq!(logged, ends_at, "{name}: the run never stopped");
+        let reference = files_of(reference.parent().unwrap());
+
+        let model = dir.path().join(format!("{name}-stopped/model.json"));
+        let (code, stderr) = interrupt(&run, &model, epochs, 120, "-INT");
+        assert_eq!(code, Some(130), "{name}: {stderr}");
+        let run_dir = model.parent().unwrap();
+        let out = logicars()
+            .args(["train", "--resume"])
+            .arg(run_dir)
+            .assert()
+            .success();
+        assert!(files_of(run_dir) == reference, "{name}: files differ");
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        let progress: Vec<usize> = stderr
+            .lines()
+            .filter_map(|l| {
+                l.split("Epoch")
+                    .nth(1)?
+                    .split(':')
+                    .next()?
+                    .trim()
+                    .parse()
+                    .ok()
+            })
+            .collect();
+        assert!(!progress.is_empty(), "{name}: {stderr}");
+        if name == "log-interval" {
+            let off = progress.iter().filter(|&&e| e % 7 != 0 && e != ends_at);
+            assert_eq!(off.count(), 0, "{name}: progress at {progress:?}");
+        }
+    }
+}
+
 /// A run of several attempts stopped in its second attempt (by SIGINT, or killed) and
 /// resumed ends with the files of the run never stopped: the checkpoint carries the first
 /// attempt's record and model. With 4 steps the reduced checkerboard is exact in none of
@@ -283,12 +347,15 @@ fn one_attempt_of_a_run_is_trained_alone() {
 
 #[test]
 fn resume_takes_the_runs_own_settings() {
-    let out = logicars()
-        .args(["train", "--resume", "somewhere", "--epochs", "5"])
-        .assert()
-        .failure();
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
-    assert!(stderr.contains("cannot be used with"), "{stderr}");
+    for flag in [&["--epochs", "5"][..], &["--full"], &["--keep", "last"]] {
+        let out = logicars()
+            .args(["train", "--resume", "somewhere"])
+            .args(flag)
+            .assert()
+            .failure();
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(stderr.contains("cannot be used with"), "{flag:?}: {stderr}");
+    }
 }
 
 #[test]

@@ -41,6 +41,8 @@ fn outputs() -> RunOutputs {
         artefacts: None,
         batches: None,
         log_interval: 3,
+        keep: Keep::Best,
+        full: false,
     }
 }
 

@@ -1,7 +1,7 @@
 //! A damaged file is an error or a valid value, never a panic: real model, grid and
 //! checkpoint files, cut short, with flipped bits, deleted or repeated spans, numbers made
 //! huge or of the wrong type. Models that still load are run, to reach what loading let
-//! through. `PROPTEST_CASES=100000 cargo test --release --test file_mutations` runs a
+//! through. `PROPTEST_CASES=100000 cargo test --release --test integration file_mutations` runs a
 //! longer session.
 
 use std::sync::OnceLock;
@@ -13,7 +13,7 @@ use logicars::model::network::Model;
 use logicars::model::task::TaskKind;
 use logicars::tasks::{self, preset};
 use logicars::train::memory::{evaluation_bytes, RolloutSize};
-use logicars::train::{Trainer, TrainerState};
+use logicars::train::{Keep, Trainer, TrainerState};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -138,6 +138,8 @@ fn checkpoint_text() -> &'static str {
                 artefacts: None,
                 batches: None,
                 log_interval: 1,
+                keep: Keep::Best,
+                full: false,
             },
             exact_watch: Default::default(),
             attempts: Vec::new(),

@@ -5,12 +5,10 @@
 //! Ignored by default: it needs root and Debian's `slurm-wlm` and `munge`, which
 //! `.ci/run` installs before it runs this test with `--ignored`.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::shards::{logicars, merge, tables};
+use crate::common::shards::{logicars, merge, tables};
 
 /// The sweep of the example: 12 runs of the small checkerboard.
 const PLAN: [&str; 4] = ["checkerboard", "--small", "--seeds", "0..12"];

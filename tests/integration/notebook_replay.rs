@@ -140,7 +140,7 @@ fn the_papers_lizard_follows_the_notebooks_run() {
 
 /// The whole run to the lizard (about a minute): seed 23 grows it exactly at step 12.
 #[test]
-#[ignore = "slow: 2,600 epochs of the lizard; cargo test --test notebook_replay -- --ignored"]
+#[ignore = "slow: 2,600 epochs of the lizard; cargo test --test integration notebook_replay -- --ignored"]
 fn the_papers_lizard_grows_at_the_notebooks_seed() {
     let ours = lizard_replay(2600);
     let first_zero = ours

@@ -1,0 +1,18 @@
+//! The command's integration tests, one binary: each module tests `logicars` as a user
+//! runs it (gathered so that the suite links once).
+
+mod bad_files;
+mod cli;
+mod common;
+mod docs;
+mod export;
+mod knobs;
+mod kubernetes;
+mod limits;
+mod refused;
+mod replay;
+mod resume;
+mod shards;
+mod slurm;
+mod sweep;
+mod views;

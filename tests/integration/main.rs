@@ -1,0 +1,14 @@
+//! The library's integration tests, one binary: each module is what a file under
+//! `tests/` would be on its own (gathered so that the suite links the library once).
+
+mod best_model;
+mod checkpoint;
+mod curriculum;
+mod docs;
+mod evaluation;
+mod file_mutations;
+mod gradients;
+mod hard_matches_soft;
+mod hold_steps;
+mod notebook_replay;
+mod starts;
