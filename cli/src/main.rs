@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::FromArgMatches;
+use logicars::error::ConfigError;
 
 use commands::sweep::{Misconfigured, MISCONFIGURED_EXIT};
 use commands::train::Interrupted;
@@ -53,7 +54,8 @@ fn run(command: Command) -> Result<()> {
 }
 
 /// Success, the exit code of the signal that stopped a training run (after its message),
-/// 2 for a sweep that cannot start (its retry would fail the same way), or failure after
+/// 2 for a setting out of its range or a sweep that cannot start (its retry would fail the
+/// same way), or failure after
 /// `Error: ` and the error's chain.
 fn exit_code(result: Result<()>) -> ExitCode {
     match result {
@@ -64,7 +66,7 @@ fn exit_code(result: Result<()>) -> ExitCode {
             eprintln!("{e}");
             ExitCode::from(code)
         }
-        Err(e) if e.is::<Misconfigured>() => {
+        Err(e) if e.is::<Misconfigured>() || is_a_bad_setting(&e) => {
             eprintln!("Error: {e:#}");
             ExitCode::from(MISCONFIGURED_EXIT)
         }
@@ -73,6 +75,12 @@ fn exit_code(result: Result<()>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether `error` is a setting out of its range or not fit for its task: a usage error,
+/// like a flag clap refuses, so the same exit code.
+fn is_a_bad_setting(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| cause.is::<ConfigError>())
 }
 
 /// Asks glibc's allocator for one arena instead of one per thread. The commands allocate

@@ -243,11 +243,6 @@ fn is_first_attempt(attempt: &usize) -> bool {
     *attempt == 1
 }
 
-/// Ranges of the knobs, as their errors name them.
-const ABOVE_ZERO: &str = "a finite number above 0";
-const SHARE_OF_RUN: &str = "a share of the run from 0 to 1";
-const SHARE_OF_GATES: &str = "a share of the gates from 0 to 1";
-
 impl TrainSettings {
     /// The seed this attempt wires, initialises and draws its batches from.
     pub fn attempt_seed(&self) -> u64 {
@@ -269,11 +264,10 @@ impl TrainSettings {
         settings
     }
 
-    /// Checks every setting of a run, wherever it came from (`train` flags, `sweep --set`,
-    /// a model file's training block), so that all accept the same values: first the
-    /// range of each knob, then what the recipe asks of the task.
-    pub fn validate(&self, config: &ModelConfig) -> Result<(), ConfigError> {
-        self.validate_ranges()?;
+    /// Checks what the recipe asks of the task (a curriculum the task can shrink to, a
+    /// pool for a growing task...), once each knob is in its range
+    /// ([`crate::tasks::knobs::validate`] checks both).
+    pub fn validate_combination(&self, config: &ModelConfig) -> Result<(), ConfigError> {
         self.validate_curriculum(config)?;
         self.validate_pool(config)
     }
@@ -312,48 +306,6 @@ impl TrainSettings {
             return Err(ConfigError::PoolWithCurriculum);
         }
         Ok(())
-    }
-
-    /// The range of each knob, named by its key; NaN is in none.
-    fn validate_ranges(&self) -> Result<(), ConfigError> {
-        let r = &self.recipe;
-        let counts = [
-            ("epochs", self.epochs),
-            ("batch", self.batch),
-            ("loss-steps", r.loss_steps),
-            ("starts", r.starts),
-            ("attempts", r.attempts),
-            ("attempt", self.attempt),
-        ];
-        if let Some((what, got)) = counts.into_iter().find(|&(_, n)| n == 0) {
-            let (expected, got) = ("at least 1", got.to_string());
-            return Err(ConfigError::OutOfRange {
-                what,
-                expected,
-                got,
-            });
-        }
-        let share: fn(f32) -> bool = |x| (0.0..=1.0).contains(&x);
-        let above_zero: fn(f32) -> bool = |x| x > 0.0 && x.is_finite();
-        let numbers = [
-            ("lr", self.learning_rate, above_zero, ABOVE_ZERO),
-            ("straight-through", r.straight_through, share, SHARE_OF_RUN),
-            ("hardening", r.hardening, share, SHARE_OF_RUN),
-            ("gate-noise", r.gate_noise, |x| x >= 0.0, "at least 0"),
-            ("sharpen", r.sharpen, above_zero, ABOVE_ZERO),
-            ("hard-gates", r.hard_gates, share, SHARE_OF_GATES),
-            ("curriculum-share", r.curriculum_share, share, SHARE_OF_RUN),
-            ("starts-share", r.starts_share, share, SHARE_OF_RUN),
-            ("hold-from", r.hold_from, share, SHARE_OF_RUN),
-        ];
-        match numbers.into_iter().find(|&(_, x, ok, _)| !ok(x)) {
-            Some((what, got, _, expected)) => Err(ConfigError::OutOfRange {
-                what,
-                expected,
-                got: got.to_string(),
-            }),
-            None => Ok(()),
-        }
     }
 
     /// A curriculum of smaller grids needs a task defined at any size and grids smaller

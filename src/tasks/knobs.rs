@@ -1,12 +1,13 @@
 //! The training knobs: every setting of a preset that `logicars train` takes as a flag
 //! (`--lr 0.1`) and `logicars sweep --set` as `key=value` (`lr=0.1`), each defined once
 //! in [`KNOBS`]. The flags, the `--set` keys, their help and `docs/knobs.md` all come from
-//! that table; which values a run accepts is judged once, by [`TrainSettings::validate`].
+//! that table, and so does each knob's range: [`validate`] judges the values of a run once,
+//! wherever they came from.
 
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::OverrideError;
+use crate::error::{ConfigError, OverrideError};
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::parametrization::Parametrization;
 use crate::model::recipe::{Recipe, RecipeName};
@@ -36,13 +37,79 @@ pub enum Target {
 
 /// One training knob: its `--set` key (also its `train` flag, `--KEY`), the name of its
 /// value in `--help`, its help (one sentence, without a closing period, as `--help`
-/// shows it), and the field it sets.
+/// shows it), the field it sets and the values it accepts.
 #[derive(Clone, Copy)]
 pub struct Knob {
     pub key: &'static str,
     pub value_name: &'static str,
     pub help: &'static str,
     pub target: Target,
+    pub range: Range,
+}
+
+/// The values of its kind a knob accepts. No range holds NaN or an infinity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Range {
+    /// Every value of its kind: a switch, a name, a whole number from 0.
+    Any,
+    /// A whole number from 1.
+    AtLeastOne,
+    /// A finite number from 0.
+    AtLeastZero,
+    /// A finite number above 0.
+    AboveZero,
+    /// A number from 0 to 1: a share of the run's epochs.
+    ShareOfRun,
+    /// A number from 0 to 1: a share of the gates.
+    ShareOfGates,
+}
+
+impl Range {
+    /// The range as errors and docs/knobs.md name it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Range::Any => "any",
+            Range::AtLeastOne => "at least 1",
+            Range::AtLeastZero => "a finite number from 0",
+            Range::AboveZero => "a finite number above 0",
+            Range::ShareOfRun => "a share of the run from 0 to 1",
+            Range::ShareOfGates => "a share of the gates from 0 to 1",
+        }
+    }
+
+    /// Whether the range holds `value`.
+    pub fn admits(self, value: KnobValue) -> bool {
+        let number = match value {
+            KnobValue::Count(n) => return self != Range::AtLeastOne || n >= 1,
+            KnobValue::Number(x) => x,
+            _ => return true,
+        };
+        number.is_finite()
+            && match self {
+                Range::Any => true,
+                Range::AtLeastOne => number >= 1.0,
+                Range::AtLeastZero => number >= 0.0,
+                Range::AboveZero => number > 0.0,
+                Range::ShareOfRun | Range::ShareOfGates => (0.0..=1.0).contains(&number),
+            }
+    }
+}
+
+/// Checks every setting of a run, wherever it came from (`train` flags, `sweep --set`, a
+/// model file's training block), so that all refuse the same value with the same line:
+/// first each knob's range, in table order, then what the recipe asks of the task.
+pub fn validate(config: &ModelConfig, settings: &TrainSettings) -> Result<(), ConfigError> {
+    for knob in KNOBS {
+        let value = knob.value(config, settings);
+        if !knob.range.admits(value) {
+            return Err(ConfigError::OutOfRange {
+                what: knob.key,
+                expected: knob.range.describe(),
+                got: value.to_string(),
+            });
+        }
+    }
+    settings.validate_combination(config)
 }
 
 /// A knob's value.
@@ -63,30 +130,35 @@ pub static KNOBS: &[Knob] = &[
         value_name: "EPOCHS",
         help: "Epochs (optimizer steps) [default: the preset's]",
         target: Target::Count(|_, s| &mut s.epochs),
+        range: Range::AtLeastOne,
     },
     Knob {
         key: "batch",
         value_name: "BATCH",
         help: "Grids per batch [default: the preset's]",
         target: Target::Count(|_, s| &mut s.batch),
+        range: Range::AtLeastOne,
     },
     Knob {
         key: "lr",
         value_name: "LR",
         help: "Learning rate [default: the preset's]",
         target: Target::Number(|_, s| &mut s.learning_rate),
+        range: Range::AboveZero,
     },
     Knob {
         key: "steps",
         value_name: "STEPS",
         help: "Steps per rollout [default: the preset's]",
         target: Target::Count(|c, _| &mut c.steps),
+        range: Range::AtLeastOne,
     },
     Knob {
         key: "periodic",
         value_name: "PERIODIC",
         help: "Wrap around at the border, true or false [default: the preset's]",
         target: Target::Switch(|c, _| &mut c.periodic),
+        range: Range::Any,
     },
     Knob {
         key: "recipe",
@@ -94,6 +166,7 @@ pub static KNOBS: &[Knob] = &[
         help: "The training recipe [default: converge]; the flags below change single fields \
                of it",
         target: Target::Recipe,
+        range: Range::Any,
     },
     Knob {
         key: "parametrization",
@@ -101,6 +174,7 @@ pub static KNOBS: &[Knob] = &[
         help: "How gates are parametrized: softmax (16 op logits) or input-wise (4 corner \
                logits) [default: the recipe's]",
         target: Target::Parametrization,
+        range: Range::Any,
     },
     Knob {
         key: "pass-through",
@@ -108,24 +182,28 @@ pub static KNOBS: &[Knob] = &[
         help: "Pass-through strength of fresh gates [default: the parametrization's: 10 for \
                softmax, 3 for input-wise]",
         target: Target::Number(|_, s| &mut s.recipe.pass_through),
+        range: Range::AtLeastZero,
     },
     Knob {
         key: "weight-decay",
         value_name: "WEIGHT_DECAY",
         help: "AdamW's decoupled weight decay [default: the recipe's, 0.01]",
         target: Target::Number(|_, s| &mut s.recipe.weight_decay),
+        range: Range::AtLeastZero,
     },
     Knob {
         key: "epsilon",
         value_name: "EPSILON",
         help: "AdamW's epsilon [default: the recipe's, 1e-8]",
         target: Target::Number(|_, s| &mut s.recipe.epsilon),
+        range: Range::AboveZero,
     },
     Knob {
         key: "warmup",
         value_name: "WARMUP",
         help: "Epochs of linear learning-rate warm-up [default: the recipe's, 0]",
         target: Target::Count(|_, s| &mut s.recipe.warmup),
+        range: Range::Any,
     },
     Knob {
         key: "cosine",
@@ -133,6 +211,7 @@ pub static KNOBS: &[Knob] = &[
         help: "Decay the learning rate to a tenth along a half cosine, true or false \
                [default: the recipe's, false]",
         target: Target::Switch(|_, s| &mut s.recipe.cosine),
+        range: Range::Any,
     },
     Knob {
         key: "discreteness",
@@ -140,6 +219,7 @@ pub static KNOBS: &[Knob] = &[
         help: "Weight of the penalty on gates that are not yet one op, which closes the gap \
                between soft and hard loss [default: the recipe's]",
         target: Target::Number(|_, s| &mut s.recipe.discreteness),
+        range: Range::AtLeastZero,
     },
     Knob {
         key: "straight-through",
@@ -148,6 +228,7 @@ pub static KNOBS: &[Knob] = &[
                gradients through the soft gates (straight-through), 0 to 1 [default: the \
                recipe's]",
         target: Target::Number(|_, s| &mut s.recipe.straight_through),
+        range: Range::ShareOfRun,
     },
     Knob {
         key: "hardening",
@@ -156,6 +237,7 @@ pub static KNOBS: &[Knob] = &[
                moves linearly from the soft gates to the hard ops, 0 to 1 [default: the \
                recipe's, 0]",
         target: Target::Number(|_, s| &mut s.recipe.hardening),
+        range: Range::ShareOfRun,
     },
     Knob {
         key: "loss-steps",
@@ -163,6 +245,7 @@ pub static KNOBS: &[Knob] = &[
         help: "Sum the soft loss over the states after the last K steps, not only the last \
                [default: the recipe's, 1]",
         target: Target::Count(|_, s| &mut s.recipe.loss_steps),
+        range: Range::AtLeastOne,
     },
     Knob {
         key: "gate-noise",
@@ -171,6 +254,7 @@ pub static KNOBS: &[Knob] = &[
                softmax gates, logistic for input-wise ones); with --straight-through 1 each \
                epoch trains one sampled circuit [default: the recipe's, 0]",
         target: Target::Number(|_, s| &mut s.recipe.gate_noise),
+        range: Range::AtLeastZero,
     },
     Knob {
         key: "sharpen",
@@ -179,6 +263,7 @@ pub static KNOBS: &[Knob] = &[
                to FACTOR over the run (a temperature falling to 1/FACTOR), so the soft gates \
                approach the hard ops [default: the recipe's, 1]",
         target: Target::Number(|_, s| &mut s.recipe.sharpen),
+        range: Range::AboveZero,
     },
     Knob {
         key: "hard-gates",
@@ -187,6 +272,7 @@ pub static KNOBS: &[Knob] = &[
                soft rollout (straight-through) while the rest stay soft [default: the \
                recipe's, 0]",
         target: Target::Number(|_, s| &mut s.recipe.hard_gates),
+        range: Range::ShareOfGates,
     },
     Knob {
         key: "hold-steps",
@@ -196,6 +282,7 @@ pub static KNOBS: &[Knob] = &[
                the wrong bits at the task's step and at the end (not gol) [default: the \
                recipe's, 0]",
         target: Target::Count(|_, s| &mut s.recipe.hold_steps),
+        range: Range::Any,
     },
     Knob {
         key: "hold-from",
@@ -203,6 +290,7 @@ pub static KNOBS: &[Knob] = &[
         help: "Share of the run after which the --hold-steps apply, 0 to 1; before it the \
                rollout stops at the task's step [default: the recipe's, 0]",
         target: Target::Number(|_, s| &mut s.recipe.hold_from),
+        range: Range::ShareOfRun,
     },
     Knob {
         key: "per-grid-masks",
@@ -210,6 +298,7 @@ pub static KNOBS: &[Knob] = &[
         help: "Draw the asynchronous fire masks per grid of the batch, true or false, \
                rather than one draw every grid shares [default: the recipe's, false]",
         target: Target::Switch(|_, s| &mut s.recipe.per_grid_masks),
+        range: Range::Any,
     },
     Knob {
         key: "unit-states",
@@ -218,6 +307,7 @@ pub static KNOBS: &[Knob] = &[
                unchanged, so that f32 rounding cannot grow over a rollout longer than the \
                circuit was trained on [default: the recipe's, false]",
         target: Target::Switch(|_, s| &mut s.recipe.unit_states),
+        range: Range::Any,
     },
     Knob {
         key: "curriculum-size",
@@ -226,6 +316,7 @@ pub static KNOBS: &[Knob] = &[
                then at the task's size; 0 for none (checkerboard tasks) [default: the \
                recipe's]",
         target: Target::Count(|_, s| &mut s.recipe.curriculum_size),
+        range: Range::Any,
     },
     Knob {
         key: "curriculum-steps",
@@ -234,6 +325,7 @@ pub static KNOBS: &[Knob] = &[
                fewer than the task's, then on the task's; 0 for the task's [default: the \
                recipe's, 0]",
         target: Target::Count(|_, s| &mut s.recipe.curriculum_steps),
+        range: Range::Any,
     },
     Knob {
         key: "curriculum-share",
@@ -241,6 +333,7 @@ pub static KNOBS: &[Knob] = &[
         help: "Share of the run, at its start, on the curriculum's smaller grids or shorter \
                rollouts, 0 to 1 [default: the recipe's]",
         target: Target::Number(|_, s| &mut s.recipe.curriculum_share),
+        range: Range::ShareOfRun,
     },
     Knob {
         key: "curriculum-sync",
@@ -248,6 +341,7 @@ pub static KNOBS: &[Knob] = &[
         help: "Run the curriculum's rollouts synchronously, every cell updating each step, \
                true or false; asynchronous tasks only [default: the recipe's, false]",
         target: Target::Switch(|_, s| &mut s.recipe.curriculum_sync),
+        range: Range::Any,
     },
     Knob {
         key: "starts",
@@ -257,6 +351,7 @@ pub static KNOBS: &[Knob] = &[
                the one that leads then (or the first whose hard circuit is perfect) \
                [default: the recipe's]",
         target: Target::Count(|_, s| &mut s.recipe.starts),
+        range: Range::AtLeastOne,
     },
     Knob {
         key: "starts-share",
@@ -264,6 +359,7 @@ pub static KNOBS: &[Knob] = &[
         help: "Share of the run after which the run chooses among its --starts, 0 to 1; 0: \
                at the curriculum's end [default: the recipe's, 0]",
         target: Target::Number(|_, s| &mut s.recipe.starts_share),
+        range: Range::ShareOfRun,
     },
     Knob {
         key: "search-circuits",
@@ -274,6 +370,7 @@ pub static KNOBS: &[Knob] = &[
                growing tasks only (their rollouts start from one fixed state) [default: \
                the recipe's, 0]",
         target: Target::Count(|_, s| &mut s.recipe.search_circuits),
+        range: Range::Any,
     },
     Knob {
         key: "rewire-layers",
@@ -283,6 +380,7 @@ pub static KNOBS: &[Knob] = &[
                change their gradient predicts; needs --search-circuits [default: the \
                recipe's, 0]",
         target: Target::Count(|_, s| &mut s.recipe.rewire_layers),
+        range: Range::Any,
     },
     Knob {
         key: "attempts",
@@ -291,6 +389,7 @@ pub static KNOBS: &[Knob] = &[
                end, train again from a new seed derived from (seed, attempt), and keep the \
                best model of all (exact first); 1: one attempt [default: the recipe's]",
         target: Target::Count(|_, s| &mut s.recipe.attempts),
+        range: Range::AtLeastOne,
     },
     Knob {
         key: "attempt",
@@ -298,6 +397,7 @@ pub static KNOBS: &[Knob] = &[
         help: "The attempt to start at: with --attempts 1, trains attempt K of the seed \
                alone, as the run that reached it trained it [default: 1]",
         target: Target::Count(|_, s| &mut s.attempt),
+        range: Range::AtLeastOne,
     },
     Knob {
         key: "stall",
@@ -306,6 +406,7 @@ pub static KNOBS: &[Knob] = &[
                a new low for EPOCHS epochs (counted after the curriculum), and go on to the \
                next; 0: never [default: the recipe's]",
         target: Target::Count(|_, s| &mut s.recipe.stall),
+        range: Range::Any,
     },
     Knob {
         key: "pool",
@@ -315,6 +416,7 @@ pub static KNOBS: &[Knob] = &[
                rollout, so the rule learns to keep its pattern; 0: every batch from the seed \
                [default: 0]",
         target: Target::Count(|_, s| &mut s.recipe.pool),
+        range: Range::Any,
     },
     Knob {
         key: "pool-reseed",
@@ -322,6 +424,7 @@ pub static KNOBS: &[Knob] = &[
         help: "Of each batch drawn from the pool, the states farthest from the target that \
                the seed replaces [default: 1]",
         target: Target::Count(|_, s| &mut s.recipe.pool_reseed),
+        range: Range::Any,
     },
     Knob {
         key: "pool-damage",
@@ -330,6 +433,7 @@ pub static KNOBS: &[Knob] = &[
                block of half the grid's side zeroed at a random place, so the rule learns \
                to regrow [default: 0]",
         target: Target::Count(|_, s| &mut s.recipe.pool_damage),
+        range: Range::Any,
     },
 ];
 
@@ -340,8 +444,7 @@ impl Knob {
     }
 
     /// This knob set to `text`; only the kind of value is checked here (a number, a
-    /// recipe name...), its range by [`TrainSettings::validate`]. On error, what was
-    /// expected.
+    /// recipe name...), its range by [`validate`]. On error, what was expected.
     pub fn parse(&'static self, text: &str) -> Result<Override, String> {
         let value = match self.target {
             Target::Count(_) => text.parse().ok().map(KnobValue::Count),
@@ -369,6 +472,17 @@ impl Knob {
             Target::Switch(_) => "true or false".into(),
             Target::Recipe => one_of(&RecipeName::ALL.map(RecipeName::name)),
             Target::Parametrization => one_of(&Parametrization::ALL.map(Parametrization::name)),
+        }
+    }
+
+    /// Every value the knob accepts, its kind and range together, as docs/knobs.md
+    /// lists it.
+    pub fn accepts(&self) -> String {
+        match (self.target, self.range) {
+            (Target::Count(_), Range::AtLeastOne) => "a whole number from 1".into(),
+            (Target::Count(_), _) => "a whole number from 0".into(),
+            (Target::Number(_), range) => range.describe().into(),
+            _ => self.expected(),
         }
     }
 

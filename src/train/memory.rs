@@ -89,7 +89,7 @@ fn gradient_rows_bound(config: &ModelConfig) -> u64 {
 }
 
 /// Bytes an objective of `config` at `size` allocates with its initial and target grids,
-/// within a few percent (checked against a counting allocator in `tests/memory.rs`);
+/// within a few percent (checked against a counting allocator in `tests/integration/memory.rs`);
 /// none when the sizes overflow. `config` must be valid (its sizes bounded).
 pub fn objective_bytes(config: &ModelConfig, size: &RolloutSize) -> Option<u64> {
     let lanes = product(&[size.batch, size.height, size.width])?;

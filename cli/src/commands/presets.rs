@@ -98,23 +98,29 @@ pub fn knobs_markdown() -> String {
         "# Training knobs\n\n\
          <!-- Written by `logicars presets --markdown`; a test checks that it is current. -->\n\n\
          Every setting of a preset that a run can change: `logicars train --KEY VALUE`, or \
-         `logicars sweep --set KEY=V1,V2,...` for one setting per value. Each task's column \
-         shows its preset's default, then the `--small` preset's where it differs. \
-         `logicars train --help` says more of each.\n\n",
+         `logicars sweep --set KEY=V1,V2,...` for one setting per value. *Accepts* is every \
+         value a run takes (the flags, `--set` and a model file's training block refuse any \
+         other with the same line, before any work). Each task's column shows its preset's \
+         default, then the `--small` preset's where it differs. `logicars train --help` says \
+         more of each.\n\n",
     );
-    out += &format!("| key | flag | meaning | {} |\n", tasks.join(" | "));
-    out += &format!("|---|---|---|{}\n", "---|".repeat(tasks.len()));
+    out += &format!(
+        "| key | flag | meaning | accepts | {} |\n",
+        tasks.join(" | ")
+    );
+    out += &format!("|---|---|---|---|{}\n", "---|".repeat(tasks.len()));
     for knob in KNOBS {
         let defaults: Vec<String> = TaskKind::ALL
             .into_iter()
             .map(|task| default_of(knob, task))
             .collect();
         out += &format!(
-            "| `{key}` | `--{key} {value}` | {meaning} | {} |\n",
+            "| `{key}` | `--{key} {value}` | {meaning} | {accepts} | {} |\n",
             defaults.join(" | "),
             key = knob.key,
             value = knob.value_name,
             meaning = meaning(knob.help),
+            accepts = knob.accepts(),
         );
     }
     out
@@ -256,7 +262,8 @@ mod tests {
         let table = knobs_markdown();
         assert!(
             table.contains(
-                "| `epochs` | `--epochs EPOCHS` | Epochs (optimizer steps) | 500 / 400 |"
+                "| `epochs` | `--epochs EPOCHS` | Epochs (optimizer steps) | a whole number from 1 \
+                 | 500 / 400 |"
             ),
             "{table}"
         );

@@ -239,9 +239,9 @@ fn check_settings(config: &ModelConfig, training: Option<&TrainSettings>) -> Res
     let config_error = |e: ConfigError| invalid("config", e.to_string());
     config.validate().map_err(config_error)?;
     match training {
-        Some(t) => t
-            .validate(config)
-            .map_err(|e| invalid("training", e.to_string())),
+        Some(t) => {
+            crate::tasks::knobs::validate(config, t).map_err(|e| invalid("training", e.to_string()))
+        }
         None => Ok(()),
     }
 }

@@ -110,16 +110,67 @@ fn bad_overrides_say_what_was_expected() {
 }
 
 #[test]
-fn ranges_are_left_to_the_settings_check() {
-    let (mut config, mut settings) = preset(TaskKind::Checkerboard, false);
-    "hard-gates=2"
-        .parse::<Override>()
-        .unwrap()
-        .apply(&mut config, &mut settings);
-    assert_eq!(
-        settings.validate(&config).unwrap_err().to_string(),
-        "hard-gates must be a share of the gates from 0 to 1, got 2"
-    );
+fn every_range_is_checked_and_named_by_its_knob() {
+    let (config, good) = preset(TaskKind::Checkerboard, true);
+    let check = |edit: fn(&mut TrainSettings)| {
+        let mut settings = good.clone();
+        edit(&mut settings);
+        validate(&config, &settings).err().map(|e| e.to_string())
+    };
+    assert_eq!(check(|_| {}), None);
+    let refused = [
+        (check(|s| s.epochs = 0), "epochs must be at least 1, got 0"),
+        (check(|s| s.batch = 0), "batch must be at least 1, got 0"),
+        (
+            check(|s| s.learning_rate = -1.0),
+            "lr must be a finite number above 0, got -1",
+        ),
+        (
+            check(|s| s.learning_rate = f32::INFINITY),
+            "lr must be a finite number above 0, got inf",
+        ),
+        (
+            check(|s| s.recipe.straight_through = 1.5),
+            "straight-through must be a share of the run from 0 to 1, got 1.5",
+        ),
+        (
+            check(|s| s.recipe.hardening = -0.1),
+            "hardening must be a share of the run from 0 to 1, got -0.1",
+        ),
+        (
+            check(|s| s.recipe.loss_steps = 0),
+            "loss-steps must be at least 1, got 0",
+        ),
+        (
+            check(|s| s.recipe.gate_noise = f32::NAN),
+            "gate-noise must be a finite number from 0, got NaN",
+        ),
+        (
+            check(|s| s.recipe.sharpen = 0.0),
+            "sharpen must be a finite number above 0, got 0",
+        ),
+        (
+            check(|s| s.recipe.hard_gates = 2.0),
+            "hard-gates must be a share of the gates from 0 to 1, got 2",
+        ),
+        (
+            check(|s| s.recipe.curriculum_share = 1.01),
+            "curriculum-share must be a share of the run from 0 to 1, got 1.01",
+        ),
+        (
+            check(|s| s.recipe.starts = 0),
+            "starts must be at least 1, got 0",
+        ),
+    ];
+    for (got, expected) in refused {
+        assert_eq!(got.as_deref(), Some(expected));
+    }
+    let edges = [
+        check(|s| s.recipe.hard_gates = 1.0),
+        check(|s| s.recipe.gate_noise = 0.0),
+        check(|s| s.recipe.straight_through = 0.0),
+    ];
+    assert_eq!(edges, [None, None, None]);
 }
 
 #[test]
@@ -135,4 +186,63 @@ fn a_recipe_override_is_the_recipe_knob() {
         Override::recipe(RecipeName::Paper),
         "recipe=paper".parse().unwrap()
     );
+}
+
+/// Every knob given NaN, either infinity, a negative number and zero, on every preset:
+/// a value is refused as not of the knob's kind, refused by its range with the line that
+/// names the knob and the range, or in the range docs/knobs.md shows for it and accepted.
+/// No range holds a number that is not finite.
+#[test]
+fn every_knob_refuses_what_its_range_does_not_hold_and_nothing_else() {
+    for (config, settings) in presets() {
+        for knob in KNOBS {
+            for text in ["NaN", "inf", "-inf", "-1", "0"] {
+                let Ok(change) = knob.parse(text) else {
+                    continue;
+                };
+                let value = change.value();
+                if let KnobValue::Number(x) = value {
+                    assert!(
+                        x.is_finite() || !knob.range.admits(value),
+                        "{}={text}",
+                        knob.key
+                    );
+                }
+                let (mut c, mut s) = (config.clone(), settings.clone());
+                change.apply(&mut c, &mut s);
+                let refused = match validate(&c, &s) {
+                    Err(ConfigError::OutOfRange {
+                        what,
+                        expected,
+                        got,
+                    }) => Some((what, expected, got)),
+                    _ => None,
+                };
+                let expected = (!knob.range.admits(value))
+                    .then(|| (knob.key, knob.range.describe(), value.to_string()));
+                assert_eq!(refused, expected, "{}={text} on {}", knob.key, config.task);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_ranges_say_what_they_hold() {
+    let cases = [
+        (Range::AtLeastOne, KnobValue::Count(0), false),
+        (Range::AtLeastOne, KnobValue::Count(1), true),
+        (Range::Any, KnobValue::Count(0), true),
+        (Range::Any, KnobValue::Number(f32::NAN), false),
+        (Range::AtLeastZero, KnobValue::Number(0.0), true),
+        (Range::AtLeastZero, KnobValue::Number(-0.5), false),
+        (Range::AtLeastZero, KnobValue::Number(f32::INFINITY), false),
+        (Range::AboveZero, KnobValue::Number(0.0), false),
+        (Range::AboveZero, KnobValue::Number(1e-30), true),
+        (Range::ShareOfRun, KnobValue::Number(1.0), true),
+        (Range::ShareOfGates, KnobValue::Number(1.01), false),
+        (Range::Any, KnobValue::Switch(false), true),
+    ];
+    for (range, value, holds) in cases {
+        assert_eq!(range.admits(value), holds, "{range:?} {value}");
+    }
 }

@@ -23,7 +23,7 @@ pub fn fresh_model(
     mut config: ModelConfig,
     settings: &TrainSettings,
 ) -> Result<Model, ConfigError> {
-    settings.validate(&config)?;
+    crate::tasks::knobs::validate(&config, settings)?;
     config.parametrization = settings.recipe.parametrization;
     seeded_model(config, settings, settings.attempt_seed())
 }

@@ -71,7 +71,7 @@ pub(super) fn configure(args: &TrainArgs) -> Result<(ModelConfig, TrainSettings)
         bail!("--log-interval must be at least 1");
     }
     config.validate()?;
-    settings.validate(&config)?;
+    logicars::tasks::knobs::validate(&config, &settings)?;
     ensure_training_fits(&config, &settings)?;
     Ok((config, settings))
 }
@@ -117,6 +117,8 @@ pub(super) fn outputs(
         artefacts: artefacts.as_ref().map(absolute).transpose()?,
         batches: args.batches.as_ref().map(absolute).transpose()?,
         log_interval: args.log_interval.unwrap_or((settings.epochs / 10).max(1)),
+        keep: args.keep.into(),
+        full: args.full,
     })
 }
 
