@@ -27,6 +27,14 @@ pub enum StoreError {
     },
     #[error("{}: not a run's row: {reason}", path.display())]
     BadRow { path: PathBuf, reason: String },
+    #[error(
+        "{}: damaged: its checksum does not match its run and result (changed after it was \
+         written)",
+        path.display()
+    )]
+    Damaged { path: PathBuf },
+    #[error("{}: holds the row of another run than its name says", path.display())]
+    NotThisRun { path: PathBuf },
     #[error("{}: a row of another sweep (id {found}, this one is {expected})", path.display())]
     ForeignRow {
         path: PathBuf,

@@ -15,21 +15,50 @@ pub struct Gathered {
     pub manifest: Manifest,
     /// The outcomes found, in plan order.
     pub outcomes: Vec<Outcome>,
-    /// The `(setting, seed)` runs without a row, in plan order.
+    /// The `(setting, seed)` runs without a good row, in plan order (the damaged ones
+    /// too).
     pub missing: Vec<(usize, u64)>,
+    /// The row files of the plan's runs that are damaged, in the order found.
+    pub damaged: Vec<DamagedRow>,
+}
+
+/// A run's row file that cannot be used: unreadable, or changed after it was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DamagedRow {
+    pub run: (usize, u64),
+    pub path: PathBuf,
+    /// What is wrong with it, naming the file.
+    pub why: String,
 }
 
 /// The rows of the sweep in `dirs` (the first one's manifest is the sweep). Refuses a
 /// folder of another sweep, a row of another sweep or not in the plan, and two rows of
-/// one run whose results differ; the same row found twice counts once.
+/// one run whose results differ; the same row found twice counts once. A run's row file
+/// that is damaged is listed, not refused, so that `status` can say how to make it again.
 pub fn gather(dirs: &[PathBuf]) -> Result<Gathered, StoreError> {
     let first = dirs.first().expect("at least one folder");
     let manifest = Manifest::read(first)?;
     let mut found: BTreeMap<(usize, u64), (Row, PathBuf)> = BTreeMap::new();
+    let mut damaged = Vec::new();
     for dir in dirs {
         manifest.same_sweep(&Manifest::read(dir)?, dir)?;
         for path in row_files(dir)? {
-            let row = Row::read(&path)?;
+            let row = match Row::read(&path) {
+                Ok(row) => row,
+                Err(e @ (StoreError::Damaged { .. } | StoreError::BadRow { .. })) => {
+                    let run = manifest
+                        .plan()
+                        .into_iter()
+                        .find(|&(s, seed)| manifest.row_path(dir, s, seed) == path);
+                    let Some(run) = run else {
+                        return Err(e);
+                    };
+                    let why = e.to_string();
+                    damaged.push(DamagedRow { run, path, why });
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             let run = run_of(&manifest, &row, &path)?;
             match found.get(&run) {
                 Some((kept, kept_path)) if kept.result != row.result => {
@@ -59,6 +88,7 @@ pub fn gather(dirs: &[PathBuf]) -> Result<Gathered, StoreError> {
         manifest,
         outcomes,
         missing,
+        damaged,
     })
 }
 

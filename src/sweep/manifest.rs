@@ -7,8 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
+use super::digest::json_digest;
 use super::error::StoreError;
 use super::plan::{self, Shard};
 use crate::io::atomic::write_new_atomically;
@@ -16,8 +15,9 @@ use crate::io::atomic::write_new_atomically;
 /// The manifest's file name in a sweep's folder.
 pub const MANIFEST: &str = "manifest.json";
 
-/// The version of the manifest's and the rows' layout; part of the `sweep_id`.
-pub const FORMAT: u32 = 1;
+/// The version of the manifest's and the rows' layout; part of the `sweep_id`. 2: each
+/// row carries its checksum.
+pub const FORMAT: u32 = 2;
 
 /// One sweep's plan and identity, as `DIR/manifest.json` holds it (the plan's fields
 /// side by side with the id).
@@ -171,11 +171,7 @@ fn file_safe(label: &str) -> String {
 /// The id of a sweep of `format`: the first 16 hex digits of the SHA-256 of its plan's
 /// JSON.
 fn sweep_id(format: u32, sweep: &Sweep) -> String {
-    let json = serde_json::to_vec(&(format, sweep)).expect("a plan serializes");
-    Sha256::digest(&json)[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    json_digest(&(format, sweep), 8)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! right on all 512 boards. Each run is deterministic (its seed fixes it for any thread
 //! count), so a sweep can run several at once.
 
+pub mod digest;
 pub mod error;
 pub mod gather;
 pub mod manifest;

@@ -4,13 +4,15 @@
 //! A row has two parts. Its result is deterministic (the same seed gives the same row on
 //! any machine, thread count and SIMD level), so two rows of one run must agree; its
 //! provenance (wall time, host, SIMD level, threads) says where it ran and is never
-//! compared.
+//! compared. A checksum of the run and its result, written with them, tells a row changed
+//! after it was written (by hand, or by a shared file system's fault) from a good one.
 
 use std::path::Path;
 
 use crate::io::atomic::write_atomically;
 use crate::train::{GateSearch, Metrics};
 
+use super::digest::json_digest;
 use super::error::StoreError;
 use super::manifest::Manifest;
 use super::Outcome;
@@ -23,7 +25,20 @@ pub struct Row {
     pub setting: String,
     pub seed: u64,
     pub result: RunResult,
+    /// [`Row::checksum_of`] the fields above, as written.
+    pub checksum: String,
     pub provenance: Provenance,
+}
+
+/// What a run's row file says of the run.
+#[derive(Debug)]
+pub enum RowState {
+    /// No row yet.
+    Missing,
+    Done(Box<Row>),
+    /// A file that is not the run's row as it was written (unreadable, or its checksum does
+    /// not match): the run must be made again.
+    Damaged(StoreError),
 }
 
 /// The deterministic part of a row: [`Outcome`] without its wall time.
@@ -101,10 +116,11 @@ impl Row {
             hard_loss: finite(m.hard_loss),
             accuracy: finite(m.accuracy),
         });
-        Row {
+        let mut row = Row {
             sweep_id: manifest.sweep_id.clone(),
             setting: manifest.sweep.settings[outcome.setting].clone(),
             seed: outcome.seed,
+            checksum: String::new(),
             result: RunResult {
                 attempts: outcome.attempts,
                 attempt: outcome.attempt,
@@ -127,7 +143,17 @@ impl Row {
                 simd: crate::kernels::simd::SimdLevel::active().name().to_string(),
                 threads,
             },
-        }
+        };
+        row.checksum = row.checksum_of();
+        row
+    }
+
+    /// The checksum of the row's run and result: 16 bytes of their SHA-256, in hex.
+    pub fn checksum_of(&self) -> String {
+        json_digest(
+            &(&self.sweep_id, &self.setting, self.seed, &self.result),
+            16,
+        )
     }
 
     /// The run's outcome again, as setting number `setting` of its sweep.
@@ -168,27 +194,50 @@ impl Row {
         })
     }
 
-    /// The row in `path`.
+    /// The row in `path`, refused when it is not a row or its checksum does not match.
     pub fn read(path: &Path) -> Result<Row, StoreError> {
         let bytes = std::fs::read(path).map_err(|source| StoreError::Io {
             path: path.to_path_buf(),
             source,
         })?;
-        serde_json::from_slice(&bytes).map_err(|e| StoreError::BadRow {
+        let row: Row = serde_json::from_slice(&bytes).map_err(|e| StoreError::BadRow {
             path: path.to_path_buf(),
             reason: e.to_string(),
-        })
+        })?;
+        if row.checksum != row.checksum_of() {
+            return Err(StoreError::Damaged {
+                path: path.to_path_buf(),
+            });
+        }
+        Ok(row)
     }
 
-    /// The row in `path` when it is a valid row of run `(setting, seed)` of `manifest`'s
-    /// sweep; `None` when there is none yet or it is unreadable (a shard then runs it
-    /// again).
-    pub fn done(manifest: &Manifest, dir: &Path, setting: usize, seed: u64) -> Option<Row> {
-        let row = Row::read(&manifest.row_path(dir, setting, seed)).ok()?;
+    /// What the row file of run `(setting, seed)` of `manifest`'s sweep in `dir` holds: a
+    /// shard skips a done run and runs a missing or damaged one.
+    pub fn state(manifest: &Manifest, dir: &Path, setting: usize, seed: u64) -> RowState {
+        let path = manifest.row_path(dir, setting, seed);
+        if !path.exists() {
+            return RowState::Missing;
+        }
+        let row = match Row::read(&path) {
+            Ok(row) => row,
+            Err(e) => return RowState::Damaged(e),
+        };
         let ours = row.sweep_id == manifest.sweep_id
             && row.setting == manifest.sweep.settings[setting]
             && row.seed == seed;
-        ours.then_some(row)
+        match ours {
+            true => RowState::Done(Box::new(row)),
+            false => RowState::Damaged(StoreError::NotThisRun { path }),
+        }
+    }
+
+    /// The row of run `(setting, seed)` when it is done.
+    pub fn done(manifest: &Manifest, dir: &Path, setting: usize, seed: u64) -> Option<Row> {
+        match Row::state(manifest, dir, setting, seed) {
+            RowState::Done(row) => Some(*row),
+            _ => None,
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use logicars::sweep::gather::{gather, Gathered};
 use logicars::sweep::{self};
 use logicars::tasks::preset;
 
-use super::exit::store_error;
+use super::exit::{misconfigured, store_error};
 use super::tables::{runs_table, summary_table, write_outputs};
 use crate::support::outputs::check_outputs;
 
@@ -49,7 +49,19 @@ pub(super) fn merge_into(dirs: &[PathBuf], out: &Path) -> Result<()> {
         manifest,
         mut outcomes,
         missing,
+        damaged,
     } = gather(dirs).map_err(store_error)?;
+    if let Some(first) = damaged.first() {
+        let more = match damaged.len() {
+            1 => String::new(),
+            n => format!(" ({} more row(s) damaged)", n - 1),
+        };
+        return Err(misconfigured(anyhow::anyhow!(
+            "{}{more}; `logicars sweep status {}` prints the command that makes it again",
+            first.why,
+            dirs[0].display()
+        )));
+    }
     if !missing.is_empty() {
         let listed: Vec<String> = missing
             .iter()

@@ -10,6 +10,7 @@ mod emit;
 mod exit;
 mod merge;
 mod plan;
+mod scheduler_values;
 mod shard;
 mod status;
 mod tables;

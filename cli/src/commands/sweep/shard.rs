@@ -10,14 +10,14 @@ use logicars::io::model_file;
 use logicars::model::task::TaskKind;
 use logicars::sweep::manifest::Manifest;
 use logicars::sweep::plan::Shard;
-use logicars::sweep::rows::Row;
+use logicars::sweep::rows::{Row, RowState};
 use logicars::sweep::{self, Outcome, Setting};
 use logicars::train::memory::training_run_bytes;
 use rayon::prelude::*;
 
 use super::exit::{misconfigured, store_error};
 use super::plan::{self, setting_count, settings};
-use super::{emit, merge, PlanArgs};
+use super::{emit, merge, scheduler_values, PlanArgs};
 use crate::support::resources::{ensure_memory, thread_pool};
 
 /// The sweep's folder: `--out`, or one named after the task.
@@ -33,7 +33,14 @@ pub fn run(args: PlanArgs) -> Result<()> {
     sweep::check_plan(setting_count(&args.sets), args.seeds.count())?;
     let settings = settings(&args.sets)?;
     let shard = args.shard.unwrap_or(Shard::WHOLE);
-    let pieces = args.cluster.shards.unwrap_or(shard.count);
+    let pieces = match (args.cluster.emit, args.cluster.shards) {
+        (Some(engine), Some(asked)) => {
+            scheduler_values::check(engine, &args.cluster).map_err(misconfigured)?;
+            let runs = setting_count(&args.sets).saturating_mul(args.seeds.count());
+            emitted_pieces(asked, usize::try_from(runs).unwrap_or(usize::MAX))
+        }
+        _ => shard.count,
+    };
     let manifest = plan::manifest(
         task,
         args.small,
@@ -71,13 +78,25 @@ pub fn run(args: PlanArgs) -> Result<()> {
     pool.install(|| job.run_shard(shard))
 }
 
+/// The pieces an emitted job cuts its `runs` into: as many as asked, but no more than
+/// there are runs (an empty piece would be a job that runs nothing), said on stderr.
+fn emitted_pieces(asked: usize, runs: usize) -> usize {
+    if asked > runs {
+        eprintln!("note: --shards {asked} is more than the sweep's {runs} runs; using {runs}");
+        return runs;
+    }
+    asked
+}
+
 /// Every setting checked as `train` checks its flags; the most memory one run of any of
 /// them may take.
 fn check_settings(task: TaskKind, small: bool, settings: &[Setting]) -> Result<u64> {
     let mut most = 0;
     for setting in settings {
         let (config, s) = setting.apply(task, small, 0);
-        let checked = config.validate().and_then(|()| s.validate(&config));
+        let checked = config
+            .validate()
+            .and_then(|()| logicars::tasks::knobs::validate(&config, &s));
         checked.with_context(|| format!("setting {}", setting.label))?;
         let bytes = training_run_bytes(&config, &s).with_context(|| {
             format!(
@@ -146,6 +165,11 @@ impl Job<'_> {
                 .filter(|&(s, seed)| Row::done(manifest, dir, s, seed).is_none())
                 .collect()
         };
+        for &(s, seed) in &mine {
+            if let RowState::Damaged(why) = Row::state(manifest, dir, s, seed) {
+                eprintln!("note: {why:#}; running it again");
+            }
+        }
         let pending = without_row();
         announce(manifest, shard, dir, mine.len(), pending.len());
         self.run_all(&pending)?;

@@ -22,6 +22,7 @@ pub fn run(args: &StatusArgs) -> Result<()> {
     let gathered = gather(std::slice::from_ref(&args.dir)).map_err(store_error)?;
     let manifest = &gathered.manifest;
     let missing: HashSet<&(usize, u64)> = gathered.missing.iter().collect();
+    let damaged: HashSet<&(usize, u64)> = gathered.damaged.iter().map(|d| &d.run).collect();
     println!(
         "sweep {} ({}{}, {} runs in {} shard(s))",
         manifest.sweep_id,
@@ -37,7 +38,14 @@ pub fn run(args: &StatusArgs) -> Result<()> {
         let missing: Vec<String> = runs
             .iter()
             .filter(|run| missing.contains(run))
-            .map(|&(s, seed)| format!("'{}' seed {seed}", manifest.sweep.settings[s]))
+            .map(|run| {
+                let (s, seed) = *run;
+                let label = format!("'{}' seed {seed}", manifest.sweep.settings[s]);
+                match damaged.contains(run) {
+                    true => label + " (damaged)",
+                    false => label,
+                }
+            })
             .collect();
         println!(
             "{index:>6}  {:>6}  {:>7}  {}",
@@ -51,6 +59,12 @@ pub fn run(args: &StatusArgs) -> Result<()> {
         );
         if !missing.is_empty() {
             unfinished.push(index);
+        }
+    }
+    if !gathered.damaged.is_empty() {
+        println!("\ndamaged rows (their shard makes them again, replacing them):");
+        for row in &gathered.damaged {
+            println!("  {}", row.why);
         }
     }
     if unfinished.is_empty() {
