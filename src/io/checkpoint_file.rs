@@ -13,12 +13,13 @@ use crate::io::json::{check_header, invalid, parse, Invalid};
 use crate::io::model_file::{self, ModelFile};
 use crate::model::config::TrainSettings;
 use crate::model::network::Model;
-use crate::train::{AttemptRecord, EpochMetrics, ExactWatch, TrainerState};
+use crate::train::{AttemptRecord, EpochMetrics, ExactWatch, Keep, TrainerState};
 
 pub const FORMAT: &str = "logicars-checkpoint";
 pub const VERSION: u32 = 1;
 
-/// Where a run writes and what it reads besides the model, as the run started with them.
+/// Where a run writes, what it reads besides the model and how it ends, as the run started
+/// with them: a resumed run goes on with all of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunOutputs {
@@ -30,6 +31,20 @@ pub struct RunOutputs {
     pub batches: Option<PathBuf>,
     /// A progress line every this many epochs.
     pub log_interval: usize,
+    /// Which model the run keeps (`--keep`; absent in older checkpoints: the best).
+    #[serde(default)]
+    pub keep: Keep,
+    /// Whether the run trains every epoch even once its kept model is exact (`--full`).
+    #[serde(default)]
+    pub full: bool,
+}
+
+impl RunOutputs {
+    /// Whether the run stops at the first epoch whose kept model is exact: a run that
+    /// keeps its best model and was not asked for every epoch.
+    pub fn until_exact(&self) -> bool {
+        self.keep == Keep::Best && !self.full
+    }
 }
 
 /// A run after some epochs.

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::model::gates::NUM_OPS;
 
 /// Which model a run keeps at its end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Keep {
     /// The parameters whose hard circuit did best on its training batch
     /// ([`BestModel`]).

@@ -22,8 +22,10 @@ pub use stop::Interrupted;
 
 /// Every flag that sets up a run besides the knobs, which `--resume` takes from the
 /// checkpoint instead.
-const RUN_FLAGS: [&str; 13] = [
+const RUN_FLAGS: [&str; 15] = [
     "task",
+    "keep",
+    "full",
     "small",
     "seed",
     "log_interval",
@@ -49,8 +51,9 @@ pub struct TrainArgs {
     #[arg(value_parser = task_parser(), required_unless_present = "resume")]
     pub task: Option<TaskKind>,
     /// Continue a stopped run: its folder (holding model.checkpoint.json) or the
-    /// checkpoint file. The run's own settings apply; only --threads,
-    /// --checkpoint-every, --keep and --full may be given with it.
+    /// checkpoint file. The run goes on with every setting it started with (--full,
+    /// --keep, --log-interval, the recipe and its attempts...); only --threads and
+    /// --checkpoint-every may be given with it.
     #[arg(long, value_name = "RUN", conflicts_with_all = run_flags())]
     pub resume: Option<PathBuf>,
     /// How often to write a checkpoint (and the model) during training: every N epochs,
@@ -144,8 +147,6 @@ pub fn run(args: TrainArgs) -> Result<()> {
             Some(run) => Session::resume(run)?,
             None => Session::start(&args)?,
         };
-        let keep = args.keep.into();
-        let until_exact = keep == Keep::Best && !args.full;
-        session.train(args.checkpoint_every, threads, keep, until_exact)
+        session.train(args.checkpoint_every, threads)
     })
 }

@@ -192,16 +192,11 @@ impl Session {
     }
 
     /// Trains the run's attempts: each its remaining epochs, or until its kept model is
-    /// exact when `until_exact` ([`ExactWatch`]) or it stalls; then, while none is exact
-    /// and the recipe allows another, the next from its own seed. Saves the run (see
-    /// [`super::finish`]).
-    pub fn train(
-        mut self,
-        every: CheckpointEvery,
-        threads: usize,
-        keep: Keep,
-        until_exact: bool,
-    ) -> Result<()> {
+    /// exact when the run stops there ([`RunOutputs::until_exact`], [`ExactWatch`]) or it
+    /// stalls; then, while none is exact and the recipe allows another, the next from its
+    /// own seed. Saves the run (see [`super::finish`]).
+    pub fn train(mut self, every: CheckpointEvery, threads: usize) -> Result<()> {
+        let (keep, until_exact) = (self.outputs.keep, self.outputs.until_exact());
         let stop = StopRequest::catch()?;
         // Epochs only: the clock stops while an epoch's log line or checkpoint is written.
         let mut clock = ComputeClock::default();
