@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the README's gallery: trains one exact model per task with the default recipe (no
+# Makes the gallery (docs/gallery.md): trains one exact model per task with the default recipe (no
 # flags but the seed), checks it, and draws it into docs/gallery/. The seeds are ones the
 # sweeps in docs/recipes.md found exact; `train` stops at the first exact epoch, as there.
 set -euo pipefail
