@@ -16,6 +16,7 @@ use logicars::error::ConfigError;
 use commands::sweep::{Misconfigured, MISCONFIGURED_EXIT};
 use commands::train::Interrupted;
 use commands::{Cli, Command};
+use support::BadValue;
 
 fn main() -> ExitCode {
     one_malloc_arena();
@@ -66,7 +67,7 @@ fn exit_code(result: Result<()>) -> ExitCode {
             eprintln!("{e}");
             ExitCode::from(code)
         }
-        Err(e) if e.is::<Misconfigured>() || is_a_bad_setting(&e) => {
+        Err(e) if e.is::<Misconfigured>() || e.is::<BadValue>() || is_a_bad_setting(&e) => {
             eprintln!("Error: {e:#}");
             ExitCode::from(MISCONFIGURED_EXIT)
         }

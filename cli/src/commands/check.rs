@@ -14,6 +14,7 @@ use logicars::train::memory::{hard_bytes, RolloutSize};
 use logicars::views::plot::{robustness_svg, ErrorCurve};
 use serde::Serialize;
 
+use crate::support::bad_value;
 use crate::support::outputs::check_outputs;
 use crate::support::progress::steps_bar;
 use crate::support::resources::{ensure_memory, thread_pool};
@@ -61,7 +62,7 @@ struct ModelRow<'a> {
 
 pub fn run(args: CheckArgs) -> Result<()> {
     if args.batch == 0 || args.robustness_steps < 2 || args.block == 0 {
-        bail!("--batch and --block must be at least 1 and --robustness-steps at least 2");
+        bad_value!("--batch and --block must be at least 1 and --robustness-steps at least 2");
     }
     if args.robustness_steps > MAX_ROBUSTNESS_STEPS {
         bail!("--robustness-steps must be at most {MAX_ROBUSTNESS_STEPS}");

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
 use logicars::automaton::grid::Grids;
 use logicars::automaton::masks::FireMasks;
@@ -16,6 +16,7 @@ use logicars::train::memory::{evaluation_bytes, RolloutSize};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::support::bad_value;
 use crate::support::compute_time;
 use crate::support::progress::steps_bar;
 use crate::support::resources::{ensure_memory, thread_pool};
@@ -58,7 +59,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
     let config = &model.config;
     let steps = args.steps.unwrap_or(config.steps);
     if args.batch == 0 {
-        bail!("--batch must be at least 1");
+        bad_value!("--batch must be at least 1");
     }
     let pool = thread_pool(args.threads)?;
     if args.init.is_none() {

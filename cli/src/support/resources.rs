@@ -1,8 +1,10 @@
 //! What a command may use of the machine: memory (checked before the work starts) and
 //! threads.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use logicars::train::memory::MemoryLimit;
+
+use crate::support::bad_value;
 
 /// Fails with one line when `what` would need more memory than this command may use
 /// (see `logicars::train::memory`).
@@ -20,10 +22,10 @@ pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         let most = THREADS_PER_CORE * cores;
         if n == 0 {
-            bail!("--threads must be at least 1");
+            bad_value!("--threads must be at least 1");
         }
         if n > most {
-            bail!("--threads {n} is more than {THREADS_PER_CORE} per core; this machine has {cores} core(s), so use at most {most}");
+            bad_value!("--threads {n} is more than {THREADS_PER_CORE} per core; this machine has {cores} core(s), so use at most {most}");
         }
         builder = builder.num_threads(n);
     }

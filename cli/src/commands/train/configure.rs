@@ -13,6 +13,7 @@ use logicars::tasks::{preset, set_channels};
 use logicars::train::memory::{training_run_bytes, RolloutSize};
 
 use super::TrainArgs;
+use crate::support::bad_value;
 use crate::support::outputs::check_outputs;
 use crate::support::resources::ensure_memory;
 
@@ -68,7 +69,7 @@ pub(super) fn configure(args: &TrainArgs) -> Result<(ModelConfig, TrainSettings)
     }
     apply_pattern_flags(args, &mut config)?;
     if args.log_interval == Some(0) {
-        bail!("--log-interval must be at least 1");
+        bad_value!("--log-interval must be at least 1");
     }
     config.validate()?;
     logicars::tasks::knobs::validate(&config, &settings)?;
