@@ -147,6 +147,8 @@ pub enum ConfigError {
          other rollouts first: use --curriculum-share 0"
     )]
     PoolWithCurriculum,
+    #[error("--pool-from {share} says when batches start coming from the pool; set --pool too")]
+    PoolFromWithoutPool { share: f32 },
 }
 
 /// Wires that a layer of the given widths cannot have.

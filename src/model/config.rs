@@ -277,7 +277,10 @@ impl TrainSettings {
     fn validate_pool(&self, config: &ModelConfig) -> Result<(), ConfigError> {
         let r = &self.recipe;
         if r.pool == 0 {
-            return Ok(());
+            return match r.pool_from {
+                0.0 => Ok(()),
+                share => Err(ConfigError::PoolFromWithoutPool { share }),
+            };
         }
         if !config.task.grows_image() {
             return Err(ConfigError::PoolTask {

@@ -192,6 +192,11 @@ pub struct Recipe {
     /// of half the grid's side zeroed before training.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub pool_damage: usize,
+    /// Share of the run after which batches come from the pool (0: from the start).
+    /// Before it every batch starts from the seed: the pattern is learned to grow
+    /// first, and to be kept after, as [`Self::hold_from`] does for the hold steps.
+    #[serde(default, skip_serializing_if = "is_zero_share")]
+    pub pool_from: f32,
 }
 
 /// The side of the `converge` recipe's curriculum: the largest square that sees the task's
@@ -236,6 +241,15 @@ fn one() -> usize {
 
 fn is_one(n: &usize) -> bool {
     *n == 1
+}
+
+fn is_zero_share(x: &f32) -> bool {
+    *x == 0.0
+}
+
+/// The first epoch (1-based) after `share` of a run of `epochs`.
+fn first_epoch_after(share: f32, epochs: usize) -> usize {
+    (epochs as f64 * f64::from(share)).round() as usize + 1
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -344,6 +358,7 @@ impl Recipe {
             pool: 0,
             pool_reseed: 1,
             pool_damage: 0,
+            pool_from: 0.0,
         }
     }
 
@@ -397,7 +412,12 @@ impl Recipe {
 
     /// The first epoch that runs the hold steps (when the recipe has them).
     pub fn first_hold_epoch(&self, epochs: usize) -> usize {
-        (epochs as f64 * f64::from(self.hold_from)).round() as usize + 1
+        first_epoch_after(self.hold_from, epochs)
+    }
+
+    /// Whether `epoch` (1-based) of `epochs` draws its batch from the sample pool.
+    pub fn pools_at(&self, epoch: usize, epochs: usize) -> bool {
+        self.pool > 0 && epoch >= first_epoch_after(self.pool_from, epochs)
     }
 
     /// Whether the recipe's starts have a time to be chosen among (a share of the run,

@@ -435,6 +435,15 @@ pub static KNOBS: &[Knob] = &[
         target: Target::Count(|_, s| &mut s.recipe.pool_damage),
         range: Range::Any,
     },
+    Knob {
+        key: "pool-from",
+        value_name: "SHARE",
+        help: "Share of the run after which batches come from the --pool, 0 to 1; before \
+               it every batch starts from the seed, so the pattern is learned to grow \
+               first [default: 0]",
+        target: Target::Number(|_, s| &mut s.recipe.pool_from),
+        range: Range::ShareOfRun,
+    },
 ];
 
 impl Knob {

@@ -50,7 +50,7 @@ fn outputs() -> RunOutputs {
 fn a_resumed_run_equals_one_never_stopped() {
     let curriculum: &[&str] = &["curriculum-size=4", "curriculum-share=0.5"];
     let starts: &[&str] = &["curriculum-size=4", "curriculum-share=0.5", "starts=3"];
-    let runs: [(TaskKind, &[&str]); 6] = [
+    let runs: [(TaskKind, &[&str]); 7] = [
         (
             TaskKind::Checkerboard,
             &[
@@ -67,6 +67,8 @@ fn a_resumed_run_equals_one_never_stopped() {
         (TaskKind::Gol, &["sharpen=4", "straight-through=0.25"]),
         // The sample pool's states are part of what a run carries.
         (TaskKind::Lizard, &["pool=5", "batch=2", "pool-damage=1"]),
+        // From half the run: stopped before the pool phase and in it.
+        (TaskKind::Lizard, &["pool=5", "batch=2", "pool-from=0.5"]),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (task, changes) in runs {

@@ -11,4 +11,5 @@ mod gradients;
 mod hard_matches_soft;
 mod hold_steps;
 mod notebook_replay;
+mod pool;
 mod starts;

@@ -90,7 +90,10 @@ fn a_training_knob_out_of_its_range_is_refused_by_train_and_sweep_alike() {
     }
     let counts = [
         ("--threads", "Error: --threads must be at least 1\n"),
-        ("--log-interval", "Error: --log-interval must be at least 1\n"),
+        (
+            "--log-interval",
+            "Error: --log-interval must be at least 1\n",
+        ),
     ];
     for (flag, line) in counts {
         assert_eq!(refused(d, &["train", "checkerboard", flag, "0"]), line);

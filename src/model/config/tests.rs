@@ -166,6 +166,14 @@ fn a_sample_pool_is_for_growing_tasks_and_holds_a_batch() {
     assert_eq!(check(TaskKind::Lizard, 3, 4, 1, 0, 1), Err("small"));
     assert_eq!(check(TaskKind::Lizard, 8, 4, 2, 3, 1), Err("batch"));
     assert_eq!(check(TaskKind::Lizard, 8, 4, 1, 0, 2), Err("starts"));
-    // No pool: its other numbers are not looked at.
+    // No pool: its other numbers are not looked at, but a time to start it is refused.
     assert_eq!(check(TaskKind::Checkerboard, 0, 2, 9, 9, 1), Ok(()));
+    let (config, mut settings) = preset(TaskKind::Lizard, false);
+    settings.recipe.pool_from = 0.5;
+    assert_eq!(
+        validate(&config, &settings).map_err(|e| e.to_string()),
+        Err("--pool-from 0.5 says when batches start coming from the pool; set --pool too".into())
+    );
+    settings.recipe.pool = 8;
+    assert_eq!(validate(&config, &settings), Ok(()));
 }

@@ -86,7 +86,7 @@ impl Trainer {
     /// [`Self::epoch`] of the model's own start.
     fn start_epoch(&mut self, epoch: usize) -> Result<Metrics, TrainError> {
         self.enter_hold_phase(epoch);
-        let drawn = self.draw_from_pool();
+        let drawn = self.draw_from_pool(epoch);
         let init = match &drawn {
             Some(drawn) => drawn.grids.clone(),
             None => self.initial_grids(epoch)?,
@@ -136,6 +136,7 @@ impl Trainer {
         }
         let metrics = match drawn {
             Some(drawn) => self.return_to_pool(drawn, metrics),
+            None if self.pool.is_some() => self.scored_from_the_seed(metrics),
             None => metrics,
         };
         self.step(epoch, small)?;
@@ -146,8 +147,13 @@ impl Trainer {
         Ok(metrics)
     }
 
-    /// The epoch's batch from the sample pool, when the recipe has one.
-    fn draw_from_pool(&mut self) -> Option<Drawn> {
+    /// The epoch's batch from the sample pool, when the recipe has one and `epoch` is
+    /// past its `pool_from`.
+    fn draw_from_pool(&mut self, epoch: usize) -> Option<Drawn> {
+        let s = &self.settings;
+        if !s.recipe.pools_at(epoch, s.epochs) {
+            return None;
+        }
         let pool = self.pool.as_ref()?;
         let (r, config) = (&self.settings.recipe, &self.model.config);
         let sizes = (self.settings.batch, r.pool_reseed, r.pool_damage);
@@ -164,6 +170,13 @@ impl Trainer {
         let finals = pool::hard_finals(&self.model, &drawn.grids);
         let pool = self.pool.as_mut().expect("drawn from the pool");
         pool.write_back(&drawn.slots, &finals);
+        self.scored_from_the_seed(metrics)
+    }
+
+    /// `metrics` with the hard loss and accuracy of growing from the seed, which a pool
+    /// run reports in every epoch, before its pool phase too, so that its kept model is
+    /// chosen by one measure.
+    fn scored_from_the_seed(&self, metrics: Metrics) -> Metrics {
         let (hard_loss, accuracy) = pool::seed_score(&self.model);
         Metrics {
             hard_loss,

@@ -1,0 +1,41 @@
+//! The sample pool's phases: before `--pool-from` a pool run trains as a run without a
+//! pool (every batch from the seed), and from it its batches come from the pool.
+
+use std::ops::ControlFlow;
+
+use logicars::model::task::TaskKind;
+use logicars::tasks::{preset, Override};
+use logicars::train::{run, EpochMetrics, Trainer};
+
+/// The soft losses of a short small-lizard run with `changes`.
+fn soft_losses(changes: &[&str]) -> Vec<f64> {
+    let (mut config, mut settings) = preset(TaskKind::Lizard, true);
+    settings.epochs = 10;
+    for change in changes {
+        let change: Override = change.parse().unwrap();
+        change.apply(&mut config, &mut settings);
+    }
+    let mut history: Vec<EpochMetrics> = Vec::new();
+    let trainer = Trainer::from_seed(config, settings).unwrap();
+    let (_, _, error) = run(trainer, |_, m| {
+        history.push(*m);
+        ControlFlow::Continue(())
+    });
+    assert!(error.is_none());
+    history.iter().map(|m| m.metrics.soft_loss).collect()
+}
+
+#[test]
+fn before_its_pool_phase_a_pool_run_trains_as_one_without_a_pool() {
+    let plain = soft_losses(&["batch=2"]);
+    let pooled = soft_losses(&["batch=2", "pool=4", "pool-from=0.5"]);
+    assert_eq!(plain[..5], pooled[..5], "epochs 1 to 5 start from the seed");
+    assert_ne!(
+        plain[5..],
+        pooled[5..],
+        "epochs 6 to 10 start from the pool"
+    );
+    let from_the_start = soft_losses(&["batch=2", "pool=4"]);
+    assert_eq!(plain[0], from_the_start[0], "the pool starts full of seeds");
+    assert_ne!(plain[1..5], from_the_start[1..5]);
+}
