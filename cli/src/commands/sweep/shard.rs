@@ -165,12 +165,19 @@ impl Job<'_> {
                 .filter(|&(s, seed)| Row::done(manifest, dir, s, seed).is_none())
                 .collect()
         };
-        for &(s, seed) in &mine {
-            if let RowState::Damaged(why) = Row::state(manifest, dir, s, seed) {
-                eprintln!("note: {why:#}; running it again");
-            }
-        }
-        let pending = without_row();
+        // One read of each row: a damaged one is said and run again with the missing.
+        let pending: Vec<(usize, u64)> = mine
+            .iter()
+            .copied()
+            .filter(|&(s, seed)| match Row::state(manifest, dir, s, seed) {
+                RowState::Done(_) => false,
+                RowState::Missing => true,
+                RowState::Damaged(why) => {
+                    eprintln!("note: {why:#}; running it again");
+                    true
+                }
+            })
+            .collect();
         announce(manifest, shard, dir, mine.len(), pending.len());
         self.run_all(&pending)?;
         let unfinished = without_row();
