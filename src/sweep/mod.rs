@@ -18,6 +18,7 @@ pub mod stats;
 
 pub use plan::{check_plan, plan, MAX_RUNS};
 
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 use crate::error::ConfigError;
@@ -107,7 +108,9 @@ pub fn run(
 ) -> Result<(Outcome, Model), ConfigError> {
     let start = Instant::now();
     let (config, settings) = setting.apply(task, small, seed);
-    let run = run_attempts(&config, &settings, stop_when_exact, 1, |_, _| {})?;
+    let run = run_attempts(&config, &settings, stop_when_exact, 1, |_, _| {
+        ControlFlow::Continue(())
+    })?;
     let kept = run.kept_record();
     let search_s = run.search_s;
     let outcome = Outcome {

@@ -149,6 +149,9 @@ pub enum Ending {
     Exact,
     /// Its hard loss stalled ([`StallWatch`]).
     Stalled,
+    /// Its observer asked the run to stop (a user's interrupt): the attempt is finished
+    /// without its gate search, and the run makes no other.
+    Stopped,
 }
 
 /// Ends an attempt whose epochs are over: runs the recipe's gate search on the model it
@@ -173,7 +176,10 @@ pub fn finish_attempt(
     let chosen = trainer.chosen().copied();
     drop(trainer);
     let searching = Instant::now();
-    let search = search_gates(&mut kept, SearchPlan::of(&settings.recipe), searched);
+    let search = match ending {
+        Ending::Stopped => None,
+        _ => search_gates(&mut kept, SearchPlan::of(&settings.recipe), searched),
+    };
     let search_s = search.map(|_| searching.elapsed().as_secs_f64());
     let fresh = trained.then(|| fresh_check(&kept));
     let record = AttemptRecord {
@@ -222,6 +228,8 @@ pub struct AttemptsRun {
     pub records: Vec<AttemptRecord>,
     pub kept: Model,
     pub error: Option<TrainError>,
+    /// Whether the observer stopped the run before its attempts were over.
+    pub stopped: bool,
     /// Seconds the gate searches took, over every attempt, when one ran.
     pub search_s: Option<f64>,
 }
@@ -237,7 +245,7 @@ impl AttemptsRun {
 /// model is exact when `stop_when_exact` (a run that does not stop can only trade its
 /// exact model for a later one as right on its batch), until one is exact or the budget
 /// is spent; no checkpoints (see the `train` command for those). `observe` sees every
-/// epoch with its attempt's settings.
+/// epoch with its attempt's settings, and may stop the run there ([`Ending::Stopped`]).
 ///
 /// `at_once` attempts train side by side (on a machine with more cores than one attempt
 /// uses well); the run is the same for any `at_once`: attempts after the first exact one
@@ -247,13 +255,13 @@ pub fn run_attempts(
     settings: &TrainSettings,
     stop_when_exact: bool,
     at_once: usize,
-    observe: impl Fn(&TrainSettings, &EpochMetrics) + Sync,
+    observe: impl Fn(&TrainSettings, &EpochMetrics) -> ControlFlow<()> + Sync,
 ) -> Result<AttemptsRun, ConfigError> {
     let mut records: Vec<AttemptRecord> = Vec::new();
     let mut kept: Option<Model> = None;
-    let (mut error, mut search_s) = (None, None);
+    let (mut error, mut search_s, mut stopped) = (None, None, false);
     let mut next = settings.attempt;
-    while another_attempt(settings, &records) {
+    while !stopped && another_attempt(settings, &records) {
         let wave: Vec<usize> = (next..=settings.last_attempt())
             .take(at_once.max(1))
             .collect();
@@ -263,7 +271,8 @@ pub fn run_attempts(
             .map(|&k| one_attempt(config, &settings.for_attempt(k), stop_when_exact, &observe))
             .collect();
         for attempt in finished {
-            let (attempt, failure) = attempt?;
+            let (attempt, failure, ending) = attempt?;
+            stopped |= ending == Ending::Stopped;
             if let Some(seconds) = attempt.search_s {
                 *search_s.get_or_insert(0.0) += seconds;
             }
@@ -273,7 +282,7 @@ pub fn run_attempts(
             }
             records.push(attempt.record);
             error = failure;
-            if !another_attempt(settings, &records) {
+            if stopped || !another_attempt(settings, &records) {
                 break;
             }
         }
@@ -282,6 +291,7 @@ pub fn run_attempts(
         records,
         kept: kept.expect("a run makes at least one attempt"),
         error,
+        stopped,
         search_s,
     })
 }
@@ -291,16 +301,18 @@ fn one_attempt(
     config: &ModelConfig,
     settings: &TrainSettings,
     stop_when_exact: bool,
-    observe: &(impl Fn(&TrainSettings, &EpochMetrics) + Sync),
-) -> Result<(FinishedAttempt, Option<TrainError>), ConfigError> {
+    observe: &(impl Fn(&TrainSettings, &EpochMetrics) -> ControlFlow<()> + Sync),
+) -> Result<(FinishedAttempt, Option<TrainError>, Ending), ConfigError> {
     let trainer = Trainer::new(fresh_model(config.clone(), settings)?, settings.clone());
     let (mut exact, mut stall) = (ExactWatch::default(), StallWatch::new(settings, &[]));
     let mut history = Vec::new();
     let mut ending = Ending::Finished;
     let (trainer, _, failure) = trainer::run(trainer, |trainer, m| {
-        observe(settings, m);
+        let asked_to_stop = observe(settings, m).is_break();
         history.push(*m);
-        if exact.observe(trainer, m) && stop_when_exact {
+        if asked_to_stop {
+            ending = Ending::Stopped;
+        } else if exact.observe(trainer, m) && stop_when_exact {
             ending = Ending::Exact;
         } else if stall.observe(m) {
             ending = Ending::Stalled;
@@ -311,7 +323,7 @@ fn one_attempt(
         }
     });
     let finished = finish_attempt(trainer, history, exact, ending, Keep::Best, |_| {});
-    Ok((finished, failure))
+    Ok((finished, failure, ending))
 }
 
 #[cfg(test)]
@@ -448,13 +460,34 @@ mod tests {
         for (seed, made, kept) in [(0, 2, 2), (1, 3, 2)] {
             let (config, mut s) = preset(TaskKind::Checkerboard, true);
             (s.seed, s.epochs, s.recipe.attempts) = (seed, 200, 3);
-            let one = run_attempts(&config, &s, true, 1, |_, _| {}).unwrap();
-            let three = run_attempts(&config, &s, true, 3, |_, _| {}).unwrap();
+            let go_on = |_: &TrainSettings, _: &EpochMetrics| ControlFlow::Continue(());
+            let one = run_attempts(&config, &s, true, 1, go_on).unwrap();
+            let three = run_attempts(&config, &s, true, 3, go_on).unwrap();
             assert_eq!(one.records, three.records, "seed {seed}");
             assert_eq!(one.kept, three.kept, "seed {seed}");
             assert_eq!(one.records.len(), made, "seed {seed}");
             assert_eq!(one.kept_record().attempt, kept, "seed {seed}");
             assert_eq!(one.kept_record().exact, seed == 0, "seed {seed}");
         }
+    }
+
+    /// An observer that asks to stop ends the run at that epoch: its attempt is kept,
+    /// finished without the gate search, and no other attempt starts.
+    #[test]
+    fn an_observer_stops_the_run_at_its_epoch() {
+        let (config, mut s) = preset(TaskKind::Pattern, true);
+        (s.seed, s.epochs, s.recipe.attempts) = (1, 200, 3);
+        s.recipe.search_circuits = 8;
+        let run = run_attempts(&config, &s, true, 1, |_, m| match m.epoch {
+            30 => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        })
+        .unwrap();
+        assert!(run.stopped);
+        assert_eq!(run.records.len(), 1);
+        let record = run.kept_record();
+        assert_eq!((record.epochs, record.history.len()), (30, 30));
+        assert_eq!(record.search, None);
+        assert!(!record.exact);
     }
 }

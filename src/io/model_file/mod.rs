@@ -78,14 +78,20 @@ pub fn save_trained(
         path: path.to_path_buf(),
         source,
     };
-    let json = serde_json::to_vec(&to_file(model, training)).map_err(|e| write_err(e.into()))?;
-    crate::io::atomic::write_atomically(path, &json).map_err(write_err)?;
+    let json = to_json(model, training);
+    crate::io::atomic::write_atomically(path, json.as_bytes()).map_err(write_err)?;
     Ok(())
 }
 
 /// Reads and validates a model file.
 pub fn load(path: &Path) -> Result<Model, ModelFileError> {
     read(path, from_json)
+}
+
+/// Reads and validates a model file, with how it was trained when it says so: what
+/// [`save_trained`] needs to write the same file again.
+pub fn load_trained(path: &Path) -> Result<(Model, Option<TrainSettings>), ModelFileError> {
+    read(path, trained_from_json)
 }
 
 /// Reads initial parameters for a model of `config`: a JSON object with the `perceive`
@@ -95,10 +101,10 @@ pub fn load_params(path: &Path, config: &ModelConfig) -> Result<Model, ModelFile
     read(path, |text| params_from_json(text, config))
 }
 
-fn read(
+fn read<T>(
     path: &Path,
-    parse: impl FnOnce(&str) -> Result<Model, Invalid>,
-) -> Result<Model, ModelFileError> {
+    parse: impl FnOnce(&str) -> Result<T, Invalid>,
+) -> Result<T, ModelFileError> {
     let text = std::fs::read_to_string(path).map_err(|source| ModelFileError::Read {
         path: path.to_path_buf(),
         source,
@@ -113,6 +119,19 @@ fn read(
 /// Parses and validates model JSON; errors are `(json path, message)`.
 pub fn from_json(text: &str) -> Result<Model, (String, String)> {
     from_file(parse(text)?)
+}
+
+/// [`from_json`], with the training block when the file has one.
+pub fn trained_from_json(text: &str) -> Result<(Model, Option<TrainSettings>), (String, String)> {
+    let file: ModelFile = parse(text)?;
+    let training = file.training.clone();
+    Ok((from_file(file)?, training))
+}
+
+/// The model file of `model` (trained with `training`, when given) as JSON text: the
+/// bytes [`save_trained`] writes.
+pub fn to_json(model: &Model, training: Option<&TrainSettings>) -> String {
+    serde_json::to_string(&to_file(model, training)).expect("a model serializes")
 }
 
 /// Parses and validates parameters (see [`load_params`]) for a model of `config`.
