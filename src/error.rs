@@ -59,6 +59,14 @@ pub enum ConfigError {
     },
     #[error("the target's bits do not match its size")]
     TargetBits,
+    #[error("{task} grows a target of {expected} channel(s), got {got}")]
+    TargetChannels {
+        task: &'static str,
+        expected: &'static str,
+        got: usize,
+    },
+    #[error("an RGB target needs at least 3 channels per cell, got {channels}")]
+    RgbChannels { channels: usize },
     #[error("the RGB view needs 3 channels, the model has {channels}")]
     RgbView { channels: usize },
     #[error("{layer}: {cause}")]

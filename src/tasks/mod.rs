@@ -9,7 +9,7 @@ mod thumbnail;
 
 pub use knobs::{Knob, KnobValue, Override, KNOBS};
 pub use life::life_generation;
-pub use presets::{pattern, preset, set_channels};
+pub use presets::{check_target_channels, pattern, preset, set_channels, use_target};
 
 use rand::{Rng, RngExt};
 

@@ -124,6 +124,41 @@ pub fn set_channels(config: &mut ModelConfig, channels: usize) -> Result<(), Con
     Ok(())
 }
 
+/// Makes `target` what a growing task's model grows: its grid takes the target's size
+/// and its loss the target's channels. The pattern task grows one channel or three (RGB),
+/// the lizard one, the coloured G three; other tasks grow no image.
+pub fn use_target(config: &mut ModelConfig, target: PatternTarget) -> Result<(), ConfigError> {
+    let (expected, fits) = match config.task {
+        TaskKind::Pattern => ("1 or 3", true),
+        TaskKind::Lizard => ("1", !target.rgb),
+        TaskKind::ColoredG => ("3", target.rgb),
+        _ => ("no", false),
+    };
+    if !fits {
+        return Err(ConfigError::TargetChannels {
+            task: config.task.name(),
+            expected,
+            got: target.channels(),
+        });
+    }
+    target.validate()?;
+    config.height = target.height;
+    config.width = target.width;
+    config.target_channels = (0..target.channels()).collect();
+    config.pattern = Some(target);
+    Ok(())
+}
+
+/// Refuses a model with fewer channels per cell than its target has.
+pub fn check_target_channels(config: &ModelConfig) -> Result<(), ConfigError> {
+    match config.channels < config.target_channels.len() {
+        true => Err(ConfigError::RgbChannels {
+            channels: config.channels,
+        }),
+        false => Ok(()),
+    }
+}
+
 /// `n` copies of each `(width, n)` of `body`, then `tail`.
 fn widths(body: &[(usize, usize)], tail: &[usize]) -> Vec<usize> {
     let mut v: Vec<usize> = body

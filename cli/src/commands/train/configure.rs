@@ -9,7 +9,7 @@ use logicars::io::pattern_image;
 use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::task::TaskKind;
 use logicars::tasks::target_images::image_spec;
-use logicars::tasks::{preset, set_channels};
+use logicars::tasks::{check_target_channels, preset, set_channels, use_target};
 use logicars::train::memory::{training_run_bytes, RolloutSize};
 
 use super::TrainArgs;
@@ -40,21 +40,12 @@ fn apply_pattern_flags(args: &TrainArgs, config: &mut ModelConfig) -> Result<()>
             }
             None => bail!("--rgb needs a colour --target image"),
         };
-        config.height = target.height;
-        config.width = target.width;
-        config.target_channels = (0..target.channels()).collect();
-        config.pattern = Some(target);
+        use_target(config, target)?;
     }
     if let Some(channels) = args.channels {
         set_channels(config, channels).context("--channels")?;
     }
-    if config.channels < config.target_channels.len() {
-        bail!(
-            "an RGB target needs at least 3 channels, got {}",
-            config.channels
-        );
-    }
-    Ok(())
+    Ok(check_target_channels(config)?)
 }
 
 /// The preset with the flags applied, checked.
