@@ -129,12 +129,19 @@ class _Bar:
 
             self.bar = tqdm(total=total, unit=unit, leave=False, file=sys.stderr)
 
+    def say(self, line: str) -> None:
+        """A line on stderr that leaves the bar whole."""
+        if self.bar is not None:
+            self.bar.write(line, file=sys.stderr)
+        else:
+            print(line, file=sys.stderr)
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
 
 
-def _wait(job: "_native.Job", on_events: Callable[[list], bool]) -> bool:
+def _wait(job: "_native.Job", on_events: Callable[[list], bool], bar: _Bar) -> bool:
     """Waits for ``job``, handing its events to ``on_events`` (which returns False to stop
     the job). Ctrl-C (``KeyboardInterrupt``) stops the job after the epoch it is in; a
     second one stops waiting. Returns whether the job was stopped."""
@@ -152,10 +159,7 @@ def _wait(job: "_native.Job", on_events: Callable[[list], bool]) -> bool:
                 raise
             job.stop()
             stopped = True
-            print(
-                "logicars: stopping after this epoch (interrupt again to stop waiting)",
-                file=sys.stderr,
-            )
+            bar.say("logicars: stopping after this epoch (interrupt again to stop waiting)")
 
 
 class Model:
@@ -391,7 +395,8 @@ def train(
     ``channels`` sets a growing task's bits per cell.
 
     ``progress``: True draws a bar (in Jupyter or a terminal), False draws nothing, a
-    callable is called with each :class:`Epoch` and stops the run by returning False.
+    callable is called with each :class:`Epoch` and stops the run by returning False
+    (after the epoch in progress then, an epoch or two after the one it saw).
     Ctrl-C stops the run after the epoch it is in and returns it, its best model kept
     (``run.interrupted`` is then True). Training runs without the GIL.
     """
@@ -419,7 +424,7 @@ def train(
         return go_on
 
     try:
-        _wait(job, on_events)
+        _wait(job, on_events, bar)
     finally:
         bar.close()
     run = Run(task, job.finish())
@@ -512,7 +517,7 @@ def sweep(
         return go_on
 
     try:
-        stopped = _wait(job, on_events)
+        stopped = _wait(job, on_events, bar)
     finally:
         bar.close()
     return Sweep(task, job.finish(), stopped)

@@ -29,7 +29,7 @@ pub fn task_named(name: &str) -> PyResult<TaskKind> {
     TaskKind::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = TaskKind::ALL.iter().map(|t| t.name()).collect();
         bad_value(format!(
-            "no task named {name:?}; the tasks are {}",
+            "no task named '{name}'; the tasks are {}",
             names.join(", ")
         ))
     })
@@ -91,7 +91,7 @@ fn knob_named(key: &str) -> PyResult<&'static Knob> {
     Knob::named(key).ok_or_else(|| {
         let keys: Vec<String> = KNOBS.iter().map(|k| k.key.replace('-', "_")).collect();
         PyTypeError::new_err(format!(
-            "no knob named {:?}; the knobs are {}",
+            "no knob named '{}'; the knobs are {}",
             key.replace('-', "_"),
             keys.join(", ")
         ))

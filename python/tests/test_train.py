@@ -1,0 +1,113 @@
+"""train(): the command's run, bit for bit; its metrics and attempts; stopping it."""
+
+import _thread
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import logicars
+from conftest import run_cli
+
+
+@pytest.mark.parametrize(
+    "task, args, knobs",
+    [
+        ("checkerboard", [], {}),
+        ("gol", ["--small", "--seed", "5"], {"small": True, "seed": 5, "epochs": 300, "attempts": 2}),
+        ("checkerboard", ["--small", "--seed", "3"], {"small": True, "seed": 3, "recipe": "paper", "lr": 0.05}),
+    ],
+)
+def test_a_run_saves_the_bytes_the_command_saves(tmp_path, cli, task, args, knobs):
+    flags = list(args)
+    for key in ("epochs", "attempts", "recipe", "lr"):
+        if key in knobs:
+            flags += [f"--{key}", str(knobs[key])]
+    run_cli(cli, "train", task, *flags, "--save", str(tmp_path / "cli.json"), "--no-artefacts")
+    run = logicars.train(task, progress=False, **knobs)
+    run.model.save(tmp_path / "py.json")
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+
+
+def test_the_same_seed_gives_the_same_model_for_any_thread_count():
+    one = logicars.train("checkerboard", seed=7, small=True, threads=1, progress=False)
+    two = logicars.train("checkerboard", seed=7, small=True, threads=2, progress=False)
+    assert one.model.to_json() == two.model.to_json()
+    for column in one.metrics:
+        np.testing.assert_array_equal(one.metrics[column], two.metrics[column])
+
+
+def test_a_run_reports_its_epochs_attempts_and_exactness():
+    run = logicars.train("gol", small=True, seed=5, epochs=300, attempts=2, progress=False)
+    m = run.metrics
+    assert set(m) == {"attempt", "epoch", "soft_loss", "hard_loss", "accuracy"}
+    assert len({len(v) for v in m.values()}) == 1
+    assert m["epoch"].dtype == np.uint32 and m["hard_loss"].dtype == np.float64
+    assert [a["attempt"] for a in run.attempts] == [1, 2]
+    assert sum(a["epochs"] for a in run.attempts) == len(m["epoch"])
+    assert set(np.unique(m["attempt"])) == {1, 2}
+    assert run.exact == any(a["exact"] for a in run.attempts)
+    assert run.exact == run.model.fresh_check()["exact"]
+    assert not run.interrupted and run.error is None
+
+
+def test_the_default_checkerboard_is_exact_and_stops_there():
+    run = logicars.train("checkerboard", progress=False)
+    assert run.exact
+    assert run.kept["exact_at"] == run.kept["epochs"] < logicars.presets()["checkerboard"]["epochs"]
+
+
+def test_a_progress_callback_sees_every_epoch_and_can_stop_the_run():
+    seen = []
+
+    def progress(epoch):
+        seen.append(epoch)
+        return epoch.epoch < 10
+
+    run = logicars.train("checkerboard-async", small=True, full=True, progress=progress)
+    assert run.interrupted
+    # Every epoch, in order; the run stops after the epoch it is in when told, an epoch
+    # or two after the one the callback saw.
+    ran = run.attempts[0]["epochs"]
+    assert [e.epoch for e in seen] == list(range(1, ran + 1))
+    assert 10 <= ran <= 12
+    assert seen[0].attempt == 1 and seen[0].epochs == logicars.presets(small=True)["checkerboard-async"]["epochs"]
+    assert len(run.attempts) == 1 and len(run.metrics["epoch"]) == ran
+    assert run.model.gate_count > 0
+
+
+def test_ctrl_c_stops_the_run_within_an_epoch_or_two_and_keeps_its_model(tmp_path):
+    epochs = []
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer.start()
+    run = logicars.train("checkerboard-async", full=True, progress=lambda e: epochs.append(e.epoch))
+    timer.join()
+    assert run.interrupted
+    planned = logicars.presets()["checkerboard-async"]["epochs"]
+    assert 1 <= run.attempts[-1]["epochs"] < planned
+    assert run.attempts[-1]["epochs"] <= epochs[-1] + 2
+    run.model.save(tmp_path / "model.json")
+    assert logicars.Model.load(tmp_path / "model.json").to_json() == run.model.to_json()
+
+
+def test_training_leaves_the_interpreter_free():
+    """The GIL is released while training: another Python thread keeps running."""
+    done = threading.Event()
+    counted = []
+
+    def count():
+        n = 0
+        while not done.is_set():
+            n += 1
+        counted.append(n)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    start = time.perf_counter()
+    logicars.train("checkerboard-async", small=True, full=True, epochs=60, progress=False)
+    seconds = time.perf_counter() - start
+    done.set()
+    counter.join()
+    # A thread held off by the GIL would count a few thousand at most.
+    assert counted[0] > 100_000 * seconds, (counted, seconds)
