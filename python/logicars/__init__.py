@@ -19,7 +19,8 @@ import json
 import math
 import os
 import sys
-from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
+from collections.abc import Iterable
+from typing import Any, Callable, NamedTuple, Optional, Union
 
 import numpy as np
 
@@ -67,12 +68,12 @@ class SweepRun(NamedTuple):
 Progress = Union[bool, None, Callable[[Any], Optional[bool]]]
 
 
-def tasks() -> List[str]:
+def tasks() -> list[str]:
     """The task names, as ``logicars train`` takes them."""
     return list(_native.presets().keys())
 
 
-def presets(small: bool = False) -> Dict[str, Dict[str, Any]]:
+def presets(small: bool = False) -> dict[str, dict[str, Any]]:
     """Every task's preset: ``{task: {knob: value}}`` (the ``small`` presets if asked).
 
     The keys are the knobs' names as :func:`knobs` lists them (``weight-decay``); as
@@ -81,7 +82,7 @@ def presets(small: bool = False) -> Dict[str, Dict[str, Any]]:
     return dict(_native.presets(small))
 
 
-def knobs() -> List[Dict[str, Any]]:
+def knobs() -> list[dict[str, Any]]:
     """Every training knob, from the one table the command's flags come from.
 
     Each entry has ``key`` (``weight-decay``; ``weight_decay=`` in :func:`train`),
@@ -104,7 +105,7 @@ def _knob_text(value: Any) -> str:
     return str(value)
 
 
-def _knob_settings(given: Dict[str, Any]) -> List[Tuple[str, str]]:
+def _knob_settings(given: dict[str, Any]) -> list[tuple[str, str]]:
     return [(key.replace("_", "-"), _knob_text(value)) for key, value in given.items()]
 
 
@@ -121,7 +122,7 @@ def _bits(array: Any, what: str) -> np.ndarray:
 class _Bar:
     """A progress bar (tqdm's, which draws in Jupyter and in a terminal) or a callback."""
 
-    def __init__(self, progress: Progress, unit: str, total: Optional[int] = None):
+    def __init__(self, progress: Progress, unit: str, total: int | None = None):
         self.callback = progress if callable(progress) else None
         self.bar = None
         if progress is True:
@@ -141,7 +142,7 @@ class _Bar:
             self.bar.close()
 
 
-def _wait(job: "_native.Job", on_events: Callable[[list], bool], bar: _Bar) -> bool:
+def _wait(job: _native.Job, on_events: Callable[[list], bool], bar: _Bar) -> bool:
     """Waits for ``job``, handing its events to ``on_events`` (which returns False to stop
     the job). Ctrl-C (``KeyboardInterrupt``) stops the job after the epoch it is in; a
     second one stops waiting. Returns whether the job was stopped."""
@@ -169,21 +170,21 @@ class Model:
     ``run.model`` from :func:`train`.
     """
 
-    def __init__(self, native: "_native.Model"):
+    def __init__(self, native: _native.Model):
         self._native = native
 
     @classmethod
-    def load(cls, path: Union[str, os.PathLike]) -> "Model":
+    def load(cls, path: str | os.PathLike) -> Model:
         """Reads a model file (``FileNotFoundError``, or ``ValueError`` naming the first
         problem and where it is in the file)."""
         return cls(_native.Model.load(os.fspath(path)))
 
     @classmethod
-    def from_json(cls, text: str) -> "Model":
+    def from_json(cls, text: str) -> Model:
         """Reads a model file's text."""
         return cls(_native.Model.from_json(text))
 
-    def save(self, path: Union[str, os.PathLike]) -> None:
+    def save(self, path: str | os.PathLike) -> None:
         """Writes the model file (folders created, written whole or not at all): the same
         bytes ``logicars train`` writes for the same run."""
         self._native.save(os.fspath(path))
@@ -193,7 +194,7 @@ class Model:
         return self._native.to_json()
 
     @property
-    def config(self) -> Dict[str, Any]:
+    def config(self) -> dict[str, Any]:
         """The model's configuration, as its file holds it."""
         return json.loads(self._native.config_json())
 
@@ -206,7 +207,7 @@ class Model:
         return self.config["channels"]
 
     @property
-    def size(self) -> Tuple[int, int]:
+    def size(self) -> tuple[int, int]:
         """The training grid's (height, width)."""
         c = self.config
         return (c["height"], c["width"])
@@ -221,23 +222,23 @@ class Model:
         return self._native.gate_count()
 
     @property
-    def training(self) -> Optional[Dict[str, Any]]:
+    def training(self) -> dict[str, Any] | None:
         """Every knob's value in the training that made the model, when known."""
         knobs = self._native.training_knobs()
         return None if knobs is None else dict(knobs)
 
     @property
-    def seed(self) -> Optional[int]:
+    def seed(self) -> int | None:
         """The seed the model's attempt trained from, when known."""
         return self._native.trained_seed()
 
     def rollout(
         self,
-        grid: Optional[Any] = None,
-        size: Optional[Tuple[int, int]] = None,
-        steps: Optional[int] = None,
+        grid: Any | None = None,
+        size: tuple[int, int] | None = None,
+        steps: int | None = None,
         seed: int = 0,
-        damage: Optional[Union[str, Tuple[int, int, int, int]]] = None,
+        damage: str | tuple[int, int, int, int] | None = None,
     ) -> np.ndarray:
         """Runs the hard circuit and returns every frame: ``(steps + 1, H, W, C)`` uint8.
 
@@ -253,14 +254,14 @@ class Model:
 
     def eval(
         self,
-        grid: Optional[Any] = None,
+        grid: Any | None = None,
         batch: int = 8,
-        size: Optional[Tuple[int, int]] = None,
-        steps: Optional[int] = None,
+        size: tuple[int, int] | None = None,
+        steps: int | None = None,
         seed: int = 0,
         soft: bool = False,
-        threads: Optional[int] = None,
-    ) -> Dict[str, Optional[float]]:
+        threads: int | None = None,
+    ) -> dict[str, float | None]:
         """Scores the model against its task's target after ``steps`` steps, as
         ``logicars eval`` does: ``{"soft_loss", "hard_loss", "accuracy"}`` on ``grid``
         (one ``(H, W, C)`` grid) or on ``batch`` fresh grids of ``size``; the soft loss
@@ -271,7 +272,7 @@ class Model:
         )
         return {"soft_loss": soft_loss, "hard_loss": hard_loss, "accuracy": accuracy}
 
-    def fresh_check(self) -> Dict[str, Any]:
+    def fresh_check(self) -> dict[str, Any]:
         """The check every run ends with, on inputs it never trained on:
         ``{"exact", "accuracy", "grows", "holds"}`` (grows and holds for the growing
         tasks, else None)."""
@@ -284,13 +285,11 @@ class Model:
         seed: int = 0,
         block: int = 20,
         robustness_steps: int = 4000,
-        threads: Optional[int] = None,
-    ) -> List[Dict[str, Any]]:
+        threads: int | None = None,
+    ) -> list[dict[str, Any]]:
         """The paper's tests (``logicars check``): one dict per test with ``test``,
         ``grid``, ``steps``, ``accuracy`` and ``note``."""
-        return json.loads(
-            self._native.check(batch, seed, block, robustness_steps, threads)
-        )
+        return json.loads(self._native.check(batch, seed, block, robustness_steps, threads))
 
     def export(self, format: str = "verilog", unpruned: bool = False) -> str:
         """The circuit of one cell update as text: ``"verilog"`` (a module
@@ -298,7 +297,7 @@ class Model:
         target channels depend on unless ``unpruned``."""
         return self._native.export(format, unpruned)
 
-    def gates(self) -> Dict[str, Any]:
+    def gates(self) -> dict[str, Any]:
         """What the circuit is made of (``logicars analyze --json``): gate counts per op
         and network, active gates, gates per cell update before and after pruning."""
         return json.loads(self._native.gates())
@@ -314,26 +313,26 @@ class Model:
 class Run:
     """What :func:`train` made: the kept model, every attempt, the epochs' metrics."""
 
-    def __init__(self, task: str, done: Dict[str, Any]):
+    def __init__(self, task: str, done: dict[str, Any]):
         self.task = task
         #: The model of the best attempt (the exact one, when one is).
         self.model = Model(done["model"])
         #: Every attempt, in order: its seed, epochs, whether it is exact, its accuracy
         #: on the fresh check (``fresh_accuracy``), and more (``docs/python.md``).
-        self.attempts: List[Dict[str, Any]] = json.loads(done["attempts"])
+        self.attempts: list[dict[str, Any]] = json.loads(done["attempts"])
         #: The epochs' metrics over every attempt, one NumPy array per column:
         #: ``attempt``, ``epoch``, ``soft_loss``, ``hard_loss``, ``accuracy``.
-        self.metrics: Dict[str, np.ndarray] = dict(done["metrics"])
+        self.metrics: dict[str, np.ndarray] = dict(done["metrics"])
         #: Whether Ctrl-C (or the progress callback) stopped the run early.
         self.interrupted: bool = done["stopped"]
         #: Why the last attempt stopped early (a loss that became non-finite), if it did.
-        self.error: Optional[str] = done["error"]
+        self.error: str | None = done["error"]
         #: Seconds from start to end, every attempt counted.
         self.seconds: float = done["seconds"]
         self._kept: int = done["kept"]
 
     @property
-    def kept(self) -> Dict[str, Any]:
+    def kept(self) -> dict[str, Any]:
         """The record of the attempt whose model the run keeps: the exact one, else the
         one most right on the fresh check (of equals the earliest)."""
         return self.attempts[self._kept]
@@ -344,12 +343,12 @@ class Run:
         return bool(self.kept["exact"])
 
     @property
-    def grows(self) -> Optional[bool]:
+    def grows(self) -> bool | None:
         """For a growing task: whether the kept model grows its pattern."""
         return self.kept.get("grows")
 
     @property
-    def holds(self) -> Optional[bool]:
+    def holds(self) -> bool | None:
         """For a growing task: whether the kept model also holds it at twice the steps."""
         return self.kept.get("holds")
 
@@ -371,13 +370,13 @@ class Run:
 
 def train(
     task: str,
-    seed: Optional[int] = None,
-    threads: Optional[int] = None,
+    seed: int | None = None,
+    threads: int | None = None,
     small: bool = False,
     *,
     full: bool = False,
-    target: Optional[Any] = None,
-    channels: Optional[int] = None,
+    target: Any | None = None,
+    channels: int | None = None,
     progress: Progress = True,
     **knobs: Any,
 ) -> Run:
@@ -441,17 +440,17 @@ def train(
 class Sweep:
     """What :func:`sweep` measured: one row per run, and one summary per setting."""
 
-    def __init__(self, task: str, done: Dict[str, Any], interrupted: bool):
+    def __init__(self, task: str, done: dict[str, Any], interrupted: bool):
         self.task = task
         #: One NumPy array (or list) per column, one entry per run: ``setting``,
         #: ``seed``, ``exact``, ``attempts``, ``epochs``, ``epochs_to_exact`` (NaN when
         #: never), ``time_to_exact`` (inf when never), ``wall_s``, ``fresh_accuracy``,
         #: ``grows``, ``holds``.
-        self.runs: Dict[str, Any] = dict(done["runs"])
+        self.runs: dict[str, Any] = dict(done["runs"])
         #: Per setting: runs, exact runs and their 95% interval, attempts and the rate of
         #: one attempt's interval, median and 90th percentile time to exact (None when
         #: more than that share has none), grows and holds counts.
-        self.summary: List[Dict[str, Any]] = [dict(s) for s in done["summary"]]
+        self.summary: list[dict[str, Any]] = [dict(s) for s in done["summary"]]
         #: Runs planned; fewer ran when the sweep was interrupted.
         self.planned: int = done["planned"]
         self.interrupted = interrupted
@@ -467,13 +466,16 @@ class Sweep:
         return f"<logicars.Sweep {self.task}: {'; '.join(parts)}>"
 
 
-def _settings(sets: Optional[Dict[str, Iterable[Any]]]) -> List[Tuple[str, List[Tuple[str, str]]]]:
+def _settings(sets: dict[str, Iterable[Any]] | None) -> list[tuple[str, list[tuple[str, str]]]]:
     """Every combination of the values of ``sets``, labelled as ``logicars sweep`` labels
     them (``lr=0.1 batch=4``; ``preset`` for none)."""
     if not sets:
         return [("preset", [])]
     keys = [key.replace("_", "-") for key in sets]
-    values = [[_knob_text(v) for v in (vs if isinstance(vs, (list, tuple)) else [vs])] for vs in sets.values()]
+    values = [
+        [_knob_text(v) for v in (vs if isinstance(vs, (list, tuple)) else [vs])]
+        for vs in sets.values()
+    ]
     settings = []
     for combination in itertools.product(*values):
         pairs = list(zip(keys, combination))
@@ -484,9 +486,9 @@ def _settings(sets: Optional[Dict[str, Iterable[Any]]]) -> List[Tuple[str, List[
 def sweep(
     task: str,
     seeds: Iterable[int],
-    sets: Optional[Dict[str, Iterable[Any]]] = None,
+    sets: dict[str, Iterable[Any]] | None = None,
     small: bool = False,
-    threads: Optional[int] = None,
+    threads: int | None = None,
     *,
     full: bool = False,
     progress: Progress = True,

@@ -1,11 +1,16 @@
 //! Work that runs on its own thread while Python waits for it: a training run or a sweep.
 //! The waiting thread polls for progress with the GIL released, so the interpreter stays
 //! free to draw a progress bar and to raise `KeyboardInterrupt`; asking the job to stop
-//! ends it after the epoch it is in.
+//! ends it after the epoch it is in. A poll sleeps its whole interval unless the job ends,
+//! taking the events that came meanwhile at once.
+//!
+//! Ctrl-C reaches Python's handler only when a poll returns, so while a job runs SIGINT
+//! also asks it to stop directly (beside Python's handler, which still raises
+//! `KeyboardInterrupt`): the run ends after the epoch in progress, however short.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -52,12 +57,64 @@ impl Reporter {
     }
 }
 
+/// Whether a job's work is over, and a way to wait for it.
+#[derive(Default)]
+struct Over {
+    over: Mutex<bool>,
+    changed: Condvar,
+}
+
+/// Marks the job over when dropped: when its work returns, or panics.
+struct MarkOver(Arc<Over>);
+
+impl Drop for MarkOver {
+    fn drop(&mut self) {
+        *self.0.over.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.0.changed.notify_all();
+    }
+}
+
+/// SIGINT sets a job's stop flag while the job runs (on Unix; elsewhere Python's handler
+/// alone stops it, at the next poll).
+struct StopOnInterrupt {
+    #[cfg(unix)]
+    id: Option<signal_hook::SigId>,
+}
+
+impl StopOnInterrupt {
+    fn register(stop: &Arc<AtomicBool>) -> Self {
+        #[cfg(unix)]
+        {
+            let sigint = signal_hook::consts::SIGINT;
+            // Without it, Python's handler still stops the job, a poll later.
+            let id = signal_hook::flag::register(sigint, Arc::clone(stop)).ok();
+            StopOnInterrupt { id }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = stop;
+            StopOnInterrupt {}
+        }
+    }
+}
+
+impl Drop for StopOnInterrupt {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(id) = self.id.take() {
+            signal_hook::low_level::unregister(id);
+        }
+    }
+}
+
 /// A running job, as Python holds it.
 #[pyclass(module = "logicars._native")]
 pub struct Job {
     events: Mutex<Receiver<Event>>,
     stop: Arc<AtomicBool>,
+    over: Arc<Over>,
     worker: Mutex<Option<JoinHandle<Result<Done, String>>>>,
+    interrupt: Mutex<Option<StopOnInterrupt>>,
 }
 
 impl Job {
@@ -72,13 +129,22 @@ impl Job {
             events,
             stop: Arc::clone(&stop),
         };
+        let over = Arc::new(Over::default());
+        let mark = MarkOver(Arc::clone(&over));
         let worker = std::thread::Builder::new()
             .name("logicars-job".into())
-            .spawn(move || pool.install(|| work(reporter)))
+            .spawn(move || {
+                let _mark = mark;
+                // The reporter is dropped with the work, before the job is marked over,
+                // so a poll that sees it over has every event.
+                pool.install(|| work(reporter))
+            })
             .map_err(|e| internal("starting the job's thread", e))?;
         Ok(Job {
             events: Mutex::new(receiver),
+            interrupt: Mutex::new(Some(StopOnInterrupt::register(&stop))),
             stop,
+            over,
             worker: Mutex::new(Some(worker)),
         })
     }
@@ -114,8 +180,8 @@ fn event_tuple<'py>(py: Python<'py>, event: Event) -> PyResult<Bound<'py, PyTupl
 
 #[pymethods]
 impl Job {
-    /// Waits up to `timeout` seconds for events, without the GIL; returns those that
-    /// came and whether the job is over (every event then taken).
+    /// Waits `timeout` seconds, or until the job is over, without the GIL; returns the
+    /// events that came and whether the job is over (every event then taken).
     fn poll<'py>(
         &self,
         py: Python<'py>,
@@ -123,16 +189,15 @@ impl Job {
     ) -> PyResult<(Vec<Bound<'py, PyTuple>>, bool)> {
         let wait = Duration::try_from_secs_f64(timeout.max(0.0)).map_err(bad_value)?;
         let (events, over) = py.detach(|| {
+            let over = self.over.over.lock().unwrap_or_else(|e| e.into_inner());
+            let (over, _) = self
+                .over
+                .changed
+                .wait_timeout_while(over, wait, |over| !*over)
+                .unwrap_or_else(|e| e.into_inner());
+            let over = *over;
             let receiver = self.events.lock().unwrap_or_else(|e| e.into_inner());
-            match receiver.recv_timeout(wait) {
-                Ok(first) => {
-                    let mut events = vec![first];
-                    events.extend(receiver.try_iter());
-                    (events, false)
-                }
-                Err(RecvTimeoutError::Timeout) => (Vec::new(), false),
-                Err(RecvTimeoutError::Disconnected) => (Vec::new(), true),
-            }
+            (receiver.try_iter().collect::<Vec<_>>(), over)
         });
         let events = events
             .into_iter()
@@ -155,6 +220,13 @@ impl Job {
             .take()
             .ok_or_else(|| internal("finishing the job", "it was already finished"))?;
         let joined = py.detach(|| worker.join());
+        // The job is over: Ctrl-C is Python's alone again.
+        drop(
+            self.interrupt
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(),
+        );
         let done = match joined {
             Ok(Ok(done)) => done,
             Ok(Err(message)) => return Err(bad_value(message)),

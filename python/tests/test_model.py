@@ -57,7 +57,18 @@ def test_eval_scores_as_the_command_does(checkerboard, tmp_path, cli):
     assert isinstance(scores["soft_loss"], float)
     assert model.eval()["soft_loss"] is None
     model.save(tmp_path / "m.json")
-    out = run_cli(cli, "eval", "--model", str(tmp_path / "m.json"), "--size", "64x64", "--steps", "80", "--batch", "4").stdout
+    out = run_cli(
+        cli,
+        "eval",
+        "--model",
+        str(tmp_path / "m.json"),
+        "--size",
+        "64x64",
+        "--steps",
+        "80",
+        "--batch",
+        "4",
+    ).stdout
     assert "hard_loss=0, acc=100.00%" in out
 
 
@@ -70,7 +81,9 @@ def test_check_export_and_gates_match_the_command(checkerboard, tmp_path, cli):
     assert "module logicars_cell" in model.export()
     assert model.gates() == json.loads(run_cli(cli, "analyze", "--model", path, "--json").stdout)
     rows = model.check(robustness_steps=100)
-    command = json.loads(run_cli(cli, "check", "--model", path, "--robustness-steps", "100", "--json").stdout)
+    command = json.loads(
+        run_cli(cli, "check", "--model", path, "--robustness-steps", "100", "--json").stdout
+    )
     assert rows == [{k: v for k, v in row.items() if k != "model"} for row in command]
     assert all({"test", "grid", "steps", "accuracy", "note"} <= set(r) for r in rows)
 
@@ -79,16 +92,25 @@ def test_a_model_file_reads_and_writes_back_whole(checkerboard, tmp_path):
     model = checkerboard.model
     model.save(tmp_path / "a" / "model.json")
     loaded = logicars.Model.load(tmp_path / "a" / "model.json")
-    assert loaded.to_json() == model.to_json() == logicars.Model.from_json(model.to_json()).to_json()
+    assert (
+        loaded.to_json() == model.to_json() == logicars.Model.from_json(model.to_json()).to_json()
+    )
     assert loaded.training == model.training and loaded.training["epochs"] == 500
-    assert (loaded.task, loaded.size, loaded.channels, loaded.steps) == ("checkerboard", (16, 16), 8, 20)
+    assert (loaded.task, loaded.size, loaded.channels, loaded.steps) == (
+        "checkerboard",
+        (16, 16),
+        8,
+        20,
+    )
     assert loaded.seed == 0 and "3040 gates" in repr(loaded)
 
 
 def test_a_growing_task_grows_a_target_given_as_an_array():
     target = np.zeros((10, 10), bool)
     target[3:7, 3:7] = True
-    run = logicars.train("pattern", small=True, target=target, epochs=30, attempts=1, progress=False)
+    run = logicars.train(
+        "pattern", small=True, target=target, epochs=30, attempts=1, progress=False
+    )
     model = run.model
     assert model.size == (10, 10)
     pattern = model.config["pattern"]
@@ -98,12 +120,16 @@ def test_a_growing_task_grows_a_target_given_as_an_array():
     assert run.grows is not None and run.holds is not None
     rgb = np.zeros((6, 6, 3), np.uint8)
     rgb[2:4, 2:4, 0] = 1
-    model = logicars.train("pattern", small=True, target=rgb, epochs=2, attempts=1, progress=False).model
+    model = logicars.train(
+        "pattern", small=True, target=rgb, epochs=2, attempts=1, progress=False
+    ).model
     assert model.config["target_channels"] == [0, 1, 2]
 
 
 def test_a_sweep_is_its_runs_as_columns_and_a_summary_per_setting():
-    sweep = logicars.sweep("gol", seeds=range(2), sets={"epochs": [50, 300]}, small=True, progress=False)
+    sweep = logicars.sweep(
+        "gol", seeds=range(2), sets={"epochs": [50, 300]}, small=True, progress=False
+    )
     runs = sweep.runs
     assert runs["setting"] == ["epochs=50", "epochs=50", "epochs=300", "epochs=300"]
     np.testing.assert_array_equal(runs["seed"], [0, 1, 0, 1])

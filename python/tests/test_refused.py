@@ -27,7 +27,9 @@ def test_a_knob_out_of_range_is_a_value_error_naming_it(knobs, words):
 
 
 def test_an_unknown_knob_is_a_type_error_listing_the_knobs():
-    with pytest.raises(TypeError, match="no knob named 'wieght_decay'; the knobs are .*weight_decay"):
+    with pytest.raises(
+        TypeError, match="no knob named 'wieght_decay'; the knobs are .*weight_decay"
+    ):
         logicars.train("checkerboard", progress=False, wieght_decay=0.1)
 
 

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The folders whose `.rs` files the layout must name.
-const SOURCE_ROOTS: [&str; 4] = ["src", "cli/src", "xtask/src", "benches"];
+const SOURCE_ROOTS: [&str; 5] = ["src", "cli/src", "xtask/src", "benches", "python/src"];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
