@@ -122,13 +122,26 @@ def _bits(array: Any, what: str) -> np.ndarray:
 class _Bar:
     """A progress bar (tqdm's, which draws in Jupyter and in a terminal) or a callback."""
 
-    def __init__(self, progress: Progress, unit: str, total: int | None = None):
+    def __init__(self, progress: Progress, unit: str):
         self.callback = progress if callable(progress) else None
+        self.drawn = progress is True
+        self.unit = unit
         self.bar = None
-        if progress is True:
+
+    def show(self, done: int, total: int, description: str, **postfix: str) -> None:
+        """Draws ``done`` of ``total``; a new description starts the bar again."""
+        if not self.drawn:
+            return
+        if self.bar is None:
             from tqdm.auto import tqdm
 
-            self.bar = tqdm(total=total, unit=unit, leave=False, file=sys.stderr)
+            self.bar = tqdm(total=total, unit=self.unit, leave=False, file=sys.stderr)
+        if self.bar.desc.rstrip(": ") != description:
+            self.bar.reset(total=total)
+            self.bar.set_description(description)
+        self.bar.update(done - self.bar.n)
+        if postfix:
+            self.bar.set_postfix(postfix)
 
     def say(self, line: str) -> None:
         """A line on stderr that leaves the bar whole."""
@@ -404,7 +417,6 @@ def train(
         task, seed, threads, small, _knob_settings(knobs), full, bits, channels
     )
     bar = _Bar(progress, "epoch")
-    state = {"attempt": 0}
 
     def on_events(events: list) -> bool:
         go_on = True
@@ -412,14 +424,14 @@ def train(
             e = Epoch(*event)
             if bar.callback is not None and bar.callback(e) is False:
                 go_on = False
-        if bar.bar is not None:
-            last = Epoch(*events[-1])
-            if last.attempt != state["attempt"]:
-                state["attempt"] = last.attempt
-                bar.bar.reset(total=last.epochs)
-                bar.bar.set_description(f"{task} attempt {last.attempt}")
-            bar.bar.n = last.epoch
-            bar.bar.set_postfix(hard_loss=f"{last.hard_loss:.0f}", accuracy=f"{last.accuracy:.4f}")
+        last = Epoch(*events[-1])
+        bar.show(
+            last.epoch,
+            last.epochs,
+            f"{task} attempt {last.attempt}",
+            hard_loss=f"{last.hard_loss:.0f}",
+            accuracy=f"{last.accuracy:.4f}",
+        )
         return go_on
 
     try:
@@ -506,7 +518,9 @@ def sweep(
     labels = [label for label, _ in settings]
     seeds = [int(s) for s in seeds]
     job = _native.start_sweep(task, seeds, settings, small, threads, full)
-    bar = _Bar(progress, "run", total=len(settings) * len(seeds))
+    bar = _Bar(progress, "run")
+    runs = len(settings) * len(seeds)
+    ended = {"runs": 0, "exact": 0}
 
     def on_events(events: list) -> bool:
         go_on = True
@@ -514,8 +528,9 @@ def sweep(
             r = SweepRun(labels[setting], seed, exact, seconds)
             if bar.callback is not None and bar.callback(r) is False:
                 go_on = False
-            if bar.bar is not None:
-                bar.bar.update(1)
+            ended["runs"] += 1
+            ended["exact"] += int(exact)
+        bar.show(ended["runs"], runs, f"{task} sweep", exact=f"{ended['exact']}/{ended['runs']}")
         return go_on
 
     try:
