@@ -18,8 +18,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use crate::errors::{bad_value, internal};
-use crate::sweep::SweepDone;
-use crate::train::TrainDone;
 
 /// What a job reports while it runs.
 pub enum Event {
@@ -31,11 +29,14 @@ pub enum Event {
     Run(usize, u64, bool, f64),
 }
 
-/// What a job made.
-pub enum Done {
-    Train(Box<TrainDone>),
-    Sweep(SweepDone),
+/// What a job made, until Python takes it.
+pub trait Done: Send {
+    /// As Python receives it (a dict).
+    fn into_py(self: Box<Self>, py: Python<'_>) -> PyResult<Bound<'_, PyAny>>;
 }
+
+/// What a job's work returns: what it made, or why it could not start.
+pub type Outcome = Result<Box<dyn Done>, String>;
 
 /// The side of a job that runs: it reports events and is told when to stop.
 #[derive(Clone)]
@@ -113,7 +114,7 @@ pub struct Job {
     events: Mutex<Receiver<Event>>,
     stop: Arc<AtomicBool>,
     over: Arc<Over>,
-    worker: Mutex<Option<JoinHandle<Result<Done, String>>>>,
+    worker: Mutex<Option<JoinHandle<Outcome>>>,
     interrupt: Mutex<Option<StopOnInterrupt>>,
 }
 
@@ -121,7 +122,7 @@ impl Job {
     /// Starts `work` on its own thread, in a pool of `threads` worker threads.
     pub fn spawn(
         pool: rayon::ThreadPool,
-        work: impl FnOnce(Reporter) -> Result<Done, String> + Send + 'static,
+        work: impl FnOnce(Reporter) -> Outcome + Send + 'static,
     ) -> PyResult<Self> {
         let (events, receiver) = channel();
         let stop = Arc::new(AtomicBool::new(false));
@@ -239,9 +240,6 @@ impl Job {
                 return Err(internal("the job failed", what));
             }
         };
-        match done {
-            Done::Train(done) => done.into_py(py),
-            Done::Sweep(done) => done.into_py(py),
-        }
+        done.into_py(py)
     }
 }

@@ -76,11 +76,12 @@ pub fn start_sweep(
                 Ok(Some(outcome))
             })
             .collect::<Result<_, String>>()?;
-        Ok(Done::Sweep(SweepDone {
+        let done = SweepDone {
             labels: settings.into_iter().map(|s| s.label).collect(),
             planned: runs.len(),
             outcomes: outcomes.into_iter().flatten().collect(),
-        }))
+        };
+        Ok(Box::new(done) as Box<dyn Done>)
     })
 }
 
@@ -103,10 +104,10 @@ fn summary_dict<'py>(py: Python<'py>, label: &str, s: &Summary) -> PyResult<Boun
     Ok(d)
 }
 
-impl SweepDone {
+impl Done for SweepDone {
     /// The runs as columns (NumPy arrays; `grows` and `holds` lists, None for tasks that
     /// grow no pattern) and one summary per setting.
-    pub fn into_py(self, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    fn into_py(self: Box<Self>, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
         let o = &self.outcomes;
         let column = |f: fn(&Outcome) -> f64| o.iter().map(f).collect::<Vec<f64>>();
         let runs = PyDict::new(py);

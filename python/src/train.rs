@@ -102,23 +102,24 @@ pub fn start_training(
             }
         };
         let run = run_attempts(&config, &settings, !full, 1, observe).map_err(|e| e.to_string())?;
-        Ok(Done::Train(Box::new(TrainDone {
+        let done = TrainDone {
             run,
             settings,
             seconds: start.elapsed().as_secs_f64(),
-        })))
+        };
+        Ok(Box::new(done) as Box<dyn Done>)
     })
 }
 
-impl TrainDone {
+impl Done for TrainDone {
     /// The run as a dict: the kept model, every attempt's record (JSON), the epochs'
     /// metrics as arrays over every attempt, and how it ended.
-    pub fn into_py(self, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    fn into_py(self: Box<Self>, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
         let TrainDone {
             run,
             settings,
             seconds,
-        } = self;
+        } = *self;
         let kept = run.kept_record().attempt;
         let dict = PyDict::new(py);
         let index = run.records.iter().position(|r| r.attempt == kept);
