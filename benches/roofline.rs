@@ -145,7 +145,11 @@ fn plain_per_gate_lane(pool: &rayon::ThreadPool, plains: &mut [Plain], budget: D
     let mut runs = 0usize;
     let start = Instant::now();
     while runs == 0 || start.elapsed() < budget {
-        pool.install(|| plains.par_iter_mut().for_each(|p| (0..16).for_each(|_| p.run())));
+        pool.install(|| {
+            plains
+                .par_iter_mut()
+                .for_each(|p| (0..16).for_each(|_| p.run()))
+        });
         runs += 16;
     }
     let gate_lanes = (runs * plains.len() * GATES * TILE) as f64;
@@ -182,11 +186,7 @@ fn main() {
             .and_then(|r| r.parse().ok())
             .unwrap_or(7),
     };
-    let budget = if testing {
-        Duration::ZERO
-    } else {
-        ROUND_TIME
-    };
+    let budget = if testing { Duration::ZERO } else { ROUND_TIME };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(THREADS)
         .build()
