@@ -25,11 +25,9 @@ pub struct SweepDone {
 /// Each setting applied to the preset and checked, before any run starts.
 fn check_settings(task: TaskKind, small: bool, settings: &[Setting]) -> PyResult<()> {
     for setting in settings {
-        let (config, training) = setting.apply(task, small, 0);
-        let checked = config
-            .validate()
-            .and_then(|_| logicars::tasks::knobs::validate(&config, &training));
-        checked.map_err(|e| bad_value(format!("setting {}: {e}", setting.label)))?;
+        setting
+            .checked(task, small)
+            .map_err(|e| bad_value(format!("setting {}: {e}", setting.label)))?;
     }
     Ok(())
 }

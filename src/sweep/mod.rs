@@ -52,6 +52,19 @@ impl Setting {
         }
         (config, settings)
     }
+
+    /// [`Setting::apply`] for any seed, checked as `train` checks its flags: the
+    /// configuration, then every knob's range and the recipe's fit with the task.
+    pub fn checked(
+        &self,
+        task: TaskKind,
+        small: bool,
+    ) -> Result<(ModelConfig, TrainSettings), ConfigError> {
+        let (config, settings) = self.apply(task, small, 0);
+        config.validate()?;
+        crate::tasks::knobs::validate(&config, &settings)?;
+        Ok((config, settings))
+    }
 }
 
 /// What one run did: its attempts, and the one whose model it keeps.

@@ -93,11 +93,9 @@ fn emitted_pieces(asked: usize, runs: usize) -> usize {
 fn check_settings(task: TaskKind, small: bool, settings: &[Setting]) -> Result<u64> {
     let mut most = 0;
     for setting in settings {
-        let (config, s) = setting.apply(task, small, 0);
-        let checked = config
-            .validate()
-            .and_then(|()| logicars::tasks::knobs::validate(&config, &s));
-        checked.with_context(|| format!("setting {}", setting.label))?;
+        let (config, s) = setting
+            .checked(task, small)
+            .with_context(|| format!("setting {}", setting.label))?;
         let bytes = training_run_bytes(&config, &s).with_context(|| {
             format!(
                 "setting {}: its memory does not fit in 64 bits",
