@@ -14,7 +14,8 @@
 //! the rounds: the epoch, the plain kernel's time for the same gate-lanes, their ratio,
 //! and each task's cost per gate-lane as a multiple of the reference checkerboard's (the
 //! paper's recipe). `LOGICARS_ROOFLINE_ROUNDS` sets the rounds (default 7); in test mode
-//! (`cargo test --benches`) every part runs once.
+//! (`cargo test --benches`, or `cargo bench --bench roofline -- --test`) every part runs
+//! once.
 
 use std::time::{Duration, Instant};
 
@@ -177,8 +178,10 @@ fn median(mut values: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    // `cargo test --benches` passes no `--bench`: run every part once, quickly.
-    let testing = !std::env::args().any(|a| a == "--bench");
+    // `cargo test --benches` passes no `--bench`, and `cargo bench -- --test` asks for a
+    // test run as criterion's benches take it: run every part once, quickly.
+    let args: Vec<String> = std::env::args().collect();
+    let testing = !args.iter().any(|a| a == "--bench") || args.iter().any(|a| a == "--test");
     let rounds: usize = match testing {
         true => 1,
         false => std::env::var("LOGICARS_ROOFLINE_ROUNDS")
