@@ -83,6 +83,7 @@ struct Plain {
     gates: Vec<GateRef>,
     coefs: Vec<[f32; 4]>,
     acts: Table<f32>,
+    patch_grads: Table<f32>,
     grads: Table<f32>,
     coef_grads: Vec<[f64; 4]>,
     plan: BackwardPlan,
@@ -116,6 +117,7 @@ impl Plain {
             gates,
             coefs,
             acts,
+            patch_grads: table(0.0f32, INPUT_ROWS * TILE),
             grads,
             coef_grads: vec![[0.0; 4]; GATES],
             plan,
@@ -135,7 +137,7 @@ impl Plain {
             &self.plan,
             &self.coefs,
             &self.acts,
-            &mut self.grads,
+            (&mut self.patch_grads, &mut self.grads),
             &mut self.coef_grads,
         );
     }

@@ -235,8 +235,12 @@ fn layer(c: &mut Criterion) {
     for r in input_rows..rows {
         grads[plan.gradient_slot(r) * TILE..][..TILE].fill(0.5);
     }
+    let mut patch_grads = table(0.0f32, input_rows * TILE);
     group.bench_function("backward/256-gates-x64-lanes", |b| {
-        b.iter(|| soft::backward(&plan, &coefs, &acts, &mut grads, &mut coef_grads))
+        b.iter(|| {
+            let tables = (&mut patch_grads[..], &mut grads[..]);
+            soft::backward(&plan, &coefs, &acts, tables, &mut coef_grads)
+        })
     });
     let truth: Vec<TruthMasks> = (0..256).map(|g| TruthMasks::of_op(g % 16)).collect();
     let mut bits = table(0u64, rows * WORDS);

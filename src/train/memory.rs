@@ -74,10 +74,10 @@ fn product(factors: &[usize]) -> Option<u64> {
 
 /// At most how many gradient rows a tile's backward needs
 /// ([`BackwardPlan::gradient_rows`](crate::kernels::plan::BackwardPlan::gradient_rows)):
-/// a row's gradient lives from its first reader to its own gate, so the patch rows and two
-/// consecutive layers' rows are live at once, the first update layer with every
-/// perception output (the rows it reads), and a perception block with the other blocks'
-/// outputs.
+/// a row's gradient lives from its first reader to its own gate, so two consecutive
+/// layers' rows are live at once, the first update layer with every perception output
+/// (the rows it reads), and a perception block with the other blocks' outputs. The patch
+/// rows' gradients are not among them: they go to the tile's patch table.
 fn gradient_rows_bound(config: &ModelConfig) -> u64 {
     let pairs = |widths: &[usize]| widths.windows(2).map(|w| w[0] + w[1]).max().unwrap_or(0);
     let perception_outputs = config.update_inputs() - config.channels;
@@ -85,7 +85,7 @@ fn gradient_rows_bound(config: &ModelConfig) -> u64 {
     let live = pairs(&config.update_layers)
         .max(first_update + perception_outputs)
         .max(perception_outputs + pairs(&config.perception_layers));
-    (config.channels * PATCH + live) as u64
+    live as u64
 }
 
 /// Bytes an objective of `config` at `size` allocates with its initial and target grids,

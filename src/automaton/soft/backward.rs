@@ -143,7 +143,9 @@ impl SoftRollout {
     }
 
     /// Back through step `t` on the window of tiles `first..`: each tile's patch
-    /// gradient into `patch_grads`, its coefficient gradients added to `coef_grads`.
+    /// gradient into its rows of `patch_grads` (the kernel writes them there, so the
+    /// thread's workspace holds only the gates' slots), its coefficient gradients added
+    /// to `coef_grads`.
     fn backward_step(
         &self,
         circuit: &Circuit,
@@ -182,11 +184,11 @@ impl SoftRollout {
                     next_grads,
                     grads,
                 );
-                kernel::backward(&self.plans.backward, coefs, acts, grads, tile_coef_grads);
+                let tables = (&mut *patch_grads, &mut grads[..]);
+                kernel::backward(&self.plans.backward, coefs, acts, tables, tile_coef_grads);
                 if let Some(tap) = tap {
                     tap.tile((t, tile), acts, grads, &self.plans.backward);
                 }
-                patch_grads.copy_from_slice(&grads[..patch_len]);
             });
     }
 }

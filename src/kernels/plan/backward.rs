@@ -14,8 +14,10 @@ pub struct BackwardPlan {
     steps: Vec<BackwardStep>,
     /// Per row: its gradient's slot (input rows keep their own index).
     slots: Vec<u32>,
-    /// Slots a gradient table needs.
+    /// Slots in all, the input rows' included.
     slot_count: usize,
+    /// Rows `0..input_rows` are the patch: their gradients go to the patch table.
+    input_rows: usize,
     /// Input rows that no gate reads: their gradient is zero.
     unread_inputs: Vec<usize>,
     /// Above every activation row that `steps` reads.
@@ -171,33 +173,47 @@ impl BackwardPlan {
             steps,
             slots,
             slot_count: alloc.count,
+            input_rows,
             unread_inputs,
             rows_read: rows_read.unwrap_or(0),
             params_read: params_read.unwrap_or(0),
         }
     }
 
-    /// Rows a gradient table for this plan needs (the slots).
+    /// Rows a gradient table for this plan needs: the slots of the gates' rows. The
+    /// input rows' gradients go to a table of their own, the patch table
+    /// ([`input_rows`](Self::input_rows) rows), so a tile's patch gradient is written
+    /// where it is wanted and never copied.
     pub fn gradient_rows(&self) -> usize {
-        self.slot_count
+        self.slot_count - self.input_rows
     }
 
-    /// Where row `row`'s gradient lives in the gradient table: its own index for an input
-    /// row, a shared slot for a gate's (valid from its first reader to its gate).
+    /// Rows of the patch table: the input rows, each at its own index.
+    pub fn input_rows(&self) -> usize {
+        self.input_rows
+    }
+
+    /// Where the gradient of gate row `row` lives in the gradient table: a shared slot,
+    /// valid from its first reader to its gate.
+    ///
+    /// # Panics
+    /// If `row` is an input row (its gradient is in the patch table, at `row`).
     pub fn gradient_slot(&self, row: usize) -> usize {
-        self.slots[row] as usize
+        assert!(row >= self.input_rows, "input rows are in the patch table");
+        self.slots[row] as usize - self.input_rows
     }
 
-    /// Where a row kept by [`keeping`](Self::keeping) holds its gradient after a
-    /// backward pass; `None` for a row that nothing the seeded rows depend on reads (its
-    /// gradient is zero).
+    /// Where a gate row kept by [`keeping`](Self::keeping) holds its gradient in the
+    /// gradient table after a backward pass; `None` for a row that nothing the seeded
+    /// rows depend on reads (its gradient is zero).
     pub fn kept_slot(&self, row: usize) -> Option<usize> {
         let slot = self.slots[row];
-        (slot != u32::MAX).then_some(slot as usize)
+        (slot != u32::MAX).then(|| slot as usize - self.input_rows)
     }
 
-    /// The gates backward runs, in order. Every slot they name is below
-    /// [`gradient_rows`](Self::gradient_rows), a gate's output slot is none of its
+    /// The gates backward runs, in order. Their slots are numbered over both tables: an
+    /// input row's slot is its row (in the patch table), a gate row's slot `s` is row
+    /// `s - input_rows` of the gradient table. A gate's output slot is none of its
     /// inputs', and two rows live at once never share a slot.
     pub(in crate::kernels) fn steps(&self) -> &[BackwardStep] {
         &self.steps
@@ -238,7 +254,8 @@ mod tests {
         // while row 4's is still live), so two slots above the inputs.
         let slots: Vec<_> = plan.steps.iter().map(|s| (s.g, s.ga, s.gb)).collect();
         assert_eq!(slots, vec![(3, 4, 1), (4, 0, 0)]);
-        assert_eq!(plan.gradient_rows(), 5);
+        assert_eq!(plan.gradient_rows(), 2);
+        assert_eq!(plan.gradient_slot(4), 0);
         assert_eq!(plan.unread_inputs, vec![2]);
     }
 
@@ -252,7 +269,7 @@ mod tests {
         // nothing reads it), 6 (reads 4, 4); output row 6.
         let gates = [gate(0, 1), gate(2, 2), gate(3, 0), gate(1, 1), gate(4, 4)];
         let reused = BackwardPlan::new(&gates, 2, [6]);
-        assert!(reused.gradient_rows() < 2 + 4, "a chain reuses its slots");
+        assert!(reused.gradient_rows() < 4, "a chain reuses its slots");
         let plan = BackwardPlan::keeping(&gates, 2, [6], 4);
         let kept: Vec<_> = [4, 6].map(|r| plan.kept_slot(r).unwrap()).to_vec();
         assert_ne!(kept[0], kept[1]);

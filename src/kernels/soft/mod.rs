@@ -110,16 +110,19 @@ multiversioned! {
     /// Backpropagates through the gates of the circuit that `plan` was made for, in
     /// reverse order.
     ///
-    /// `grads` has the plan's [`gradient_rows`](BackwardPlan::gradient_rows): on entry
+    /// `tables` is `(patch, grads)`. `grads` has the plan's
+    /// [`gradient_rows`](BackwardPlan::gradient_rows): on entry
     /// the slots of the circuit's outputs hold their gradient; no other slot is read
-    /// before it is written. On exit rows `0..input_rows` hold the patch gradient. Each
-    /// gate's coefficient gradients are summed over the tile's lanes
-    /// ([`sum_partials`](reference::sum_partials)) and added to `coef_grads`.
+    /// before it is written. On exit `patch` (the plan's
+    /// [`input_rows`](BackwardPlan::input_rows) rows) holds the patch gradient; it is
+    /// only written, never read first. Each gate's coefficient gradients are summed over
+    /// the tile's lanes ([`sum_partials`](reference::sum_partials)) and added to
+    /// `coef_grads`.
     pub fn backward / backward_at(
         plan: &BackwardPlan,
         coefs: &[[f32; 4]],
         acts: &[f32],
-        grads: &mut [f32],
+        tables: (&mut [f32], &mut [f32]),
         coef_grads: &mut [[f64; 4]],
     ) => backward_with::<Portable>,
         avx2 => backward_with::<avx2::Avx2>,
@@ -132,14 +135,20 @@ fn backward_with<K: GateBackward>(
     plan: &BackwardPlan,
     coefs: &[[f32; 4]],
     acts: &[f32],
-    grads: &mut [f32],
+    (patch, grads): (&mut [f32], &mut [f32]),
     coef_grads: &mut [[f64; 4]],
 ) {
     let (acts_rows, _) = acts.as_chunks::<TILE>();
+    let (patch_rows, _) = patch.as_chunks_mut::<TILE>();
     let (slots, _) = grads.as_chunks_mut::<TILE>();
+    let inputs = plan.input_rows();
     assert!(
         acts_rows.len() >= plan.rows_read(),
         "the table holds every row read"
+    );
+    assert!(
+        patch_rows.len() >= inputs,
+        "the patch table holds every input row"
     );
     assert!(
         slots.len() >= plan.gradient_rows(),
@@ -153,13 +162,27 @@ fn backward_with<K: GateBackward>(
         totals: coef_grads,
         pending: None,
     };
-    let (acts_rows, slots) = (acts_rows.as_ptr(), slots.as_mut_ptr());
+    let acts_rows = acts_rows.as_ptr();
+    let patch_rows = patch_rows.as_mut_ptr();
+    // Gate rows' slots are numbered from `inputs` (the plan's numbering over both
+    // tables): offset once here, so a slot is one add, as in a single table. Wrapping
+    // arithmetic keeps the pointer's provenance; every slot it is added to lands
+    // inside the table again.
+    let gate_slots = slots.as_mut_ptr().wrapping_sub(inputs);
+    let slot = |s: u32| -> *mut Lanes {
+        let s = s as usize;
+        if s < inputs {
+            patch_rows.wrapping_add(s)
+        } else {
+            gate_slots.wrapping_add(s)
+        }
+    };
     for step in plan.steps() {
         // SAFETY: checked above: every row, slot and parameter named is in its table;
         // the plan gives a gate's output a slot apart from its inputs', and two
         // different live rows never share a slot.
         let (a, b, g, rows, c) = unsafe {
-            let (ga, gb) = (slots.add(step.ga as usize), slots.add(step.gb as usize));
+            let (ga, gb) = (slot(step.ga), slot(step.gb));
             let rows = if ga == gb {
                 InputRows::Shared(&mut *ga)
             } else {
@@ -168,7 +191,7 @@ fn backward_with<K: GateBackward>(
             (
                 &*acts_rows.add(step.a as usize),
                 &*acts_rows.add(step.b as usize),
-                &*slots.add(step.g as usize),
+                &*gate_slots.wrapping_add(step.g as usize),
                 rows,
                 coefs.get_unchecked(step.param()),
             )
@@ -178,7 +201,7 @@ fn backward_with<K: GateBackward>(
     }
     sums.finish();
     for &r in plan.unread_inputs() {
-        row_mut(grads, r).fill(0.0);
+        row_mut(patch, r).fill(0.0);
     }
 }
 
