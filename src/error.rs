@@ -72,11 +72,21 @@ pub enum ConfigError {
     #[error("{layer}: {cause}")]
     Layer { layer: String, cause: WiringError },
     #[error(
-        "a curriculum of smaller grids (--curriculum-size) is for tasks defined at any \
-         size, which {task} is not: only the checkerboard tasks are (--curriculum-steps \
-         shortens the rollouts instead)"
+        "a curriculum of other grids (--curriculum-size) is for tasks defined at any \
+         size (the checkerboards: smaller grids) or grown from the centre (pattern, \
+         lizard: larger ones), which {task} is not (--curriculum-steps shortens the \
+         rollouts instead)"
     )]
     CurriculumTask { task: &'static str },
+    #[error(
+        "the curriculum's grids ({side}x{side}) of a task grown from the centre must be \
+         larger than the task's ({height}x{width}): the target is drawn in their centre"
+    )]
+    CurriculumGrowSize {
+        side: usize,
+        height: usize,
+        width: usize,
+    },
     #[error(
         "--hold-steps asks the target to hold after the task's steps, which gol's target \
          does not (it is the board one generation on)"

@@ -348,10 +348,20 @@ impl TrainSettings {
             return Ok(());
         }
         let task = config.task;
+        let (height, width) = (config.height, config.width);
+        if task.grows_from_centre() {
+            return match side > height && side > width {
+                true => Ok(()),
+                false => Err(ConfigError::CurriculumGrowSize {
+                    side,
+                    height,
+                    width,
+                }),
+            };
+        }
         let Some(period) = task.any_size_period() else {
             return Err(ConfigError::CurriculumTask { task: task.name() });
         };
-        let (height, width) = (config.height, config.width);
         if !task.shrinks_to((height, width), side) {
             return Err(ConfigError::CurriculumSize {
                 side,

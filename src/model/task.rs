@@ -42,6 +42,13 @@ impl TaskKind {
         )
     }
 
+    /// Tasks grown from one seeded centre cell on a wrapping grid, their target drawn in
+    /// the grid's centre: on a grid of any larger size they ask for the same drawing,
+    /// the rest empty.
+    pub fn grows_from_centre(self) -> bool {
+        matches!(self, TaskKind::Pattern | TaskKind::Lizard)
+    }
+
     /// For tasks defined on a grid of any size (random bits to a pattern anchored at the
     /// corners), the period of the pattern in cells: grids that differ in size by a
     /// multiple of it see the same pattern from every corner, so a model can train on

@@ -313,8 +313,10 @@ pub static KNOBS: &[Knob] = &[
         key: "curriculum-size",
         value_name: "SIDE",
         help: "Train the first --curriculum-share of the run on square grids of this side, \
-               then at the task's size; 0 for none (checkerboard tasks) [default: the \
-               recipe's]",
+               then at the task's size; 0 for none (checkerboard tasks: smaller grids; \
+               pattern and lizard: larger ones, the target in their centre, so the rule \
+               learns to grow it on an open plane as well as on the task's wrapping grid) \
+               [default: the recipe's]",
         target: Target::Count(|_, s| &mut s.recipe.curriculum_size),
         range: Range::Any,
     },

@@ -1,8 +1,10 @@
-//! A recipe's curriculum trains on smaller grids first, while every epoch's hard loss and
-//! accuracy still score the circuit at the task's own size.
+//! A recipe's curriculum trains on other grids first (smaller for the checkerboards, larger
+//! for the tasks grown from the centre), while every epoch's hard loss and accuracy still
+//! score the circuit at the task's own size.
 
+use logicars::model::pattern::PatternTarget;
 use logicars::model::task::TaskKind;
-use logicars::tasks::{preset, Override};
+use logicars::tasks::{preset, use_target, Override};
 use logicars::train::Trainer;
 
 /// The paper's recipe on the checkerboard, with `changes`.
@@ -51,6 +53,37 @@ fn the_curriculum_trains_small_and_scores_at_the_tasks_size() {
     small.epoch(2).unwrap();
     let third = small.epoch(3).unwrap();
     assert!(third.metrics.soft_loss > 1.5 * small_cells, "{third:?}");
+}
+
+#[test]
+fn a_larger_curriculum_grid_grows_the_lizard_in_its_centre_and_scores_at_the_tasks_size() {
+    let mut plain = lizard(&[]);
+    let mut wide = lizard(&["curriculum-size=26", "curriculum-share=0.2"]);
+    // The lizard's target drawn in the centre of a 26x26 one (3 cells of margin), the
+    // task's grid made that size: the seed sits in its centre too.
+    let (mut config, mut settings) = preset(TaskKind::Lizard, true);
+    settings.epochs = 10;
+    let paper: Override = "recipe=paper".parse().unwrap();
+    paper.apply(&mut config, &mut settings);
+    let lizard = config.pattern.clone().unwrap();
+    let mut bits = vec![0u8; 26 * 26];
+    for (row, col) in (0..20).flat_map(|r| (0..20).map(move |c| (r, c))) {
+        bits[(row + 3) * 26 + col + 3] = u8::from(lizard.bit(row, col, 0));
+    }
+    let padded = PatternTarget {
+        height: 26,
+        width: 26,
+        rgb: false,
+        bits,
+    };
+    use_target(&mut config, padded).unwrap();
+    let mut on_26 = Trainer::from_seed(config, settings).unwrap();
+    let [plain_first, wide_first, on_26_first] =
+        [&mut plain, &mut wide, &mut on_26].map(|t| t.epoch(1).unwrap().metrics);
+    assert_eq!(wide_first.soft_loss, on_26_first.soft_loss);
+    assert_ne!(wide_first.soft_loss, plain_first.soft_loss);
+    assert_eq!(wide_first.hard_loss, plain_first.hard_loss);
+    assert_eq!(wide_first.accuracy, plain_first.accuracy);
 }
 
 #[test]

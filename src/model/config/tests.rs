@@ -30,13 +30,36 @@ fn a_curriculum_needs_a_task_of_any_size_and_a_smaller_grid_of_its_period() {
     assert_eq!(
         check(TaskKind::Gol, 2),
         Err(
-            "a curriculum of smaller grids (--curriculum-size) is for tasks defined at any \
-             size, which gol is not: only the checkerboard tasks are (--curriculum-steps \
-             shortens the rollouts instead)"
+            "a curriculum of other grids (--curriculum-size) is for tasks defined at any \
+             size (the checkerboards: smaller grids) or grown from the centre (pattern, \
+             lizard: larger ones), which gol is not (--curriculum-steps shortens the \
+             rollouts instead)"
                 .into()
         )
     );
+    assert!(check(TaskKind::ColoredG, 20).is_err(), "grown in from its border");
     assert_eq!(check(TaskKind::Gol, 0), Ok(()), "no curriculum");
+}
+
+#[test]
+fn a_task_grown_from_the_centre_takes_a_larger_curriculum_grid() {
+    let check = |side: usize| {
+        let (config, mut settings) = preset(TaskKind::Lizard, false);
+        settings.recipe.curriculum_size = side;
+        settings.recipe.curriculum_share = 1.0;
+        validate(&config, &settings).map_err(|e| e.to_string())
+    };
+    assert_eq!(check(26), Ok(()));
+    assert_eq!(check(21), Ok(()), "any larger side");
+    assert_eq!(
+        check(20),
+        Err(
+            "the curriculum's grids (20x20) of a task grown from the centre must be larger \
+             than the task's (20x20): the target is drawn in their centre"
+                .into()
+        )
+    );
+    assert!(check(16).is_err(), "a smaller grid would crop the target");
 }
 
 #[test]
