@@ -37,7 +37,10 @@ fn a_curriculum_needs_a_task_of_any_size_and_a_smaller_grid_of_its_period() {
                 .into()
         )
     );
-    assert!(check(TaskKind::ColoredG, 20).is_err(), "grown in from its border");
+    assert!(
+        check(TaskKind::ColoredG, 20).is_err(),
+        "grown in from its border"
+    );
     assert_eq!(check(TaskKind::Gol, 0), Ok(()), "no curriculum");
 }
 
