@@ -2,6 +2,7 @@
 //! for the tasks grown from the centre), while every epoch's hard loss and accuracy still
 //! score the circuit at the task's own size.
 
+use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::pattern::PatternTarget;
 use logicars::model::task::TaskKind;
 use logicars::tasks::{preset, use_target, Override};
@@ -19,13 +20,19 @@ fn lizard(changes: &[&str]) -> Trainer {
 
 /// Ten epochs of `task`'s preset (`small` or not) with the paper's recipe and `changes`.
 fn trainer_of(task: TaskKind, small: bool, changes: &[&str]) -> Trainer {
+    let (config, settings) = settings_of(task, small, changes);
+    Trainer::from_seed(config, settings).unwrap()
+}
+
+/// The model config and settings of [`trainer_of`].
+fn settings_of(task: TaskKind, small: bool, changes: &[&str]) -> (ModelConfig, TrainSettings) {
     let (mut config, mut settings) = preset(task, small);
     settings.epochs = 10;
     for change in ["recipe=paper"].iter().chain(changes) {
         let change: Override = change.parse().unwrap();
         change.apply(&mut config, &mut settings);
     }
-    Trainer::from_seed(config, settings).unwrap()
+    (config, settings)
 }
 
 #[test]
@@ -61,10 +68,7 @@ fn a_larger_curriculum_grid_grows_the_lizard_in_its_centre_and_scores_at_the_tas
     let mut wide = lizard(&["curriculum-size=26", "curriculum-share=0.2"]);
     // The lizard's target drawn in the centre of a 26x26 one (3 cells of margin), the
     // task's grid made that size: the seed sits in its centre too.
-    let (mut config, mut settings) = preset(TaskKind::Lizard, true);
-    settings.epochs = 10;
-    let paper: Override = "recipe=paper".parse().unwrap();
-    paper.apply(&mut config, &mut settings);
+    let (mut config, settings) = settings_of(TaskKind::Lizard, true, &[]);
     let lizard = config.pattern.clone().unwrap();
     let mut bits = vec![0u8; 26 * 26];
     for (row, col) in (0..20).flat_map(|r| (0..20).map(move |c| (r, c))) {
