@@ -167,6 +167,25 @@ pub enum ConfigError {
     PoolWithCurriculum,
     #[error("--pool-from {share} says when batches start coming from the pool; set --pool too")]
     PoolFromWithoutPool { share: f32 },
+    #[error(
+        "--finish-size trains on a larger grid drawn around the centre, for the tasks grown \
+         from the centre (pattern, lizard), which {task} is not"
+    )]
+    FinishTask { task: &'static str },
+    #[error(
+        "--finish-size {side} must be larger than the task's grid ({height}x{width}): the \
+         target is drawn in the centre of the larger grid"
+    )]
+    FinishSize {
+        side: usize,
+        height: usize,
+        width: usize,
+    },
+    #[error(
+        "--finish-size goes on with one model on one fixed start once its batch is right; \
+         it does not go with --{knob}"
+    )]
+    FinishWith { knob: &'static str },
 }
 
 /// Wires that a layer of the given widths cannot have.

@@ -269,7 +269,40 @@ impl TrainSettings {
     /// ([`crate::tasks::knobs::validate`] checks both).
     pub fn validate_combination(&self, config: &ModelConfig) -> Result<(), ConfigError> {
         self.validate_curriculum(config)?;
-        self.validate_pool(config)
+        self.validate_pool(config)?;
+        self.validate_finish(config)
+    }
+
+    /// A finish is for tasks grown from the centre, on a grid larger than the task's, and
+    /// for one model whose kept parameters are never reset (its switch is the kept
+    /// model's batch being right, which a resumed run reads from its checkpoint).
+    fn validate_finish(&self, config: &ModelConfig) -> Result<(), ConfigError> {
+        let r = &self.recipe;
+        let side = r.finish_size;
+        if side == 0 {
+            return Ok(());
+        }
+        if !config.task.grows_from_centre() {
+            let task = config.task.name();
+            return Err(ConfigError::FinishTask { task });
+        }
+        let (height, width) = (config.height, config.width);
+        if side <= height || side <= width {
+            return Err(ConfigError::FinishSize {
+                side,
+                height,
+                width,
+            });
+        }
+        let other = [
+            (r.starts > 1, "starts"),
+            (r.pool > 0, "pool"),
+            (r.hold_steps > 0, "hold-steps"),
+        ];
+        match other.into_iter().find(|&(set, _)| set) {
+            Some((_, knob)) => Err(ConfigError::FinishWith { knob }),
+            None => Ok(()),
+        }
     }
 
     /// A sample pool is for tasks grown from one fixed state, holds a batch, and trains
@@ -391,6 +424,17 @@ impl TrainSettings {
         } else {
             0
         }
+    }
+
+    /// The model config of the finish's grids, when the recipe has one
+    /// ([`Recipe::finish_size`](crate::model::recipe::Recipe::finish_size)).
+    pub fn finish_config(&self, config: &ModelConfig) -> Option<ModelConfig> {
+        let side = self.recipe.finish_size;
+        (side > 0).then(|| ModelConfig {
+            height: side,
+            width: side,
+            ..config.clone()
+        })
     }
 
     /// The model config of the curriculum's grids and rollouts (the task's where the

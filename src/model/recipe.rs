@@ -125,6 +125,13 @@ pub struct Recipe {
     /// a rule found that way may then only have to learn to wait for slow neighbours.
     #[serde(default)]
     pub curriculum_sync: bool,
+    /// Side of the square grids that an attempt trains on once its batch is right, for
+    /// the rest of its epochs (0: none; tasks grown from the centre, larger than the
+    /// task's grid). On such a grid the pattern grows with no wrap for a rule to lean on,
+    /// as on the larger grids of the exact check; the kept model is still chosen on the
+    /// task's grid.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub finish_size: usize,
     /// Models, each wired and initialised from its own seed, that train side by side
     /// through the curriculum; the run goes on with the one that leads at its end, or
     /// with the first whose hard circuit is perfect before then (1: the run's own only).
@@ -344,6 +351,7 @@ impl Recipe {
             curriculum_steps: 0,
             curriculum_share: 0.0,
             curriculum_sync: false,
+            finish_size: 0,
             starts: 1,
             starts_share: 0.0,
             hold_steps: 0,

@@ -346,6 +346,17 @@ pub static KNOBS: &[Knob] = &[
         range: Range::Any,
     },
     Knob {
+        key: "finish-size",
+        value_name: "SIDE",
+        help: "Once an attempt's batch is right, train the rest of it on square grids of \
+               this side, larger than the task's, the target in their centre (pattern, \
+               lizard): there the rule cannot lean on the task's grid wrapping, as the \
+               larger grids of the exact check cannot; the kept model is still chosen on \
+               the task's grid; 0 for none [default: the recipe's, 0]",
+        target: Target::Count(|_, s| &mut s.recipe.finish_size),
+        range: Range::Any,
+    },
+    Knob {
         key: "starts",
         value_name: "N",
         help: "Train this many models, each wired and initialised from its own seed, side by \

@@ -32,6 +32,11 @@ pub enum TrainError {
     BatchesWithCurriculum,
     #[error("given batches fix every epoch's grids; a sample pool draws them (use --pool 0)")]
     BatchesWithPool,
+    #[error(
+        "given batches are the task's grids; a finish trains on larger ones once the batch \
+         is right (use --finish-size 0)"
+    )]
+    BatchesWithFinish,
     #[error("the checkpoint's sample pool does not fit the run's --pool of {pool} states")]
     PoolCheckpoint { pool: usize },
     #[error("epoch {epoch} has no given batch: the batch file holds {given} batches")]

@@ -185,17 +185,25 @@ fn start_bytes(config: &ModelConfig) -> Option<u64> {
 }
 
 /// Bytes a training run of `config` with `settings` holds: [`training_bytes`] of its
-/// epochs, and the objective of the recipe's curriculum on its smaller grids; each of
+/// epochs, and the objective of the recipe's curriculum or finish on its other grids; each of
 /// its other starts holds its parameters and its compiled wiring (which its turns in
 /// the two objectives share).
 pub fn training_run_bytes(config: &ModelConfig, settings: &TrainSettings) -> Option<u64> {
     let run = training_bytes(config, &RolloutSize::training(config, settings))?;
     let rival = start_bytes(config)?.checked_add(wiring_bytes(config)?)?;
     let rivals = rival.checked_mul(settings.recipe.starts.max(1) as u64 - 1)?;
-    let Some(small) = settings.curriculum_config(config) else {
-        return run.checked_add(rivals);
-    };
-    let small = evaluation_bytes(&small, &RolloutSize::training(&small, settings))?;
+    // The curriculum's grids are freed before the finish's are built: the larger counts.
+    let other = [
+        settings.curriculum_config(config),
+        settings.finish_config(config),
+    ];
+    let mut small = 0;
+    for other in other.iter().flatten() {
+        small = small.max(evaluation_bytes(
+            other,
+            &RolloutSize::training(other, settings),
+        )?);
+    }
     run.checked_add(small)?.checked_add(rivals)
 }
 

@@ -91,6 +91,31 @@ fn a_larger_curriculum_grid_grows_the_lizard_in_its_centre_and_scores_at_the_tas
 }
 
 #[test]
+fn a_finish_trains_on_the_larger_grid_from_the_epoch_after_the_batch_is_right() {
+    let mut finish = lizard(&["finish-size=26"]);
+    let mut plain = lizard(&[]);
+    // Until the kept model's batch is right, the run is the plain one, to the bit.
+    let [finish_first, plain_first] = [&mut finish, &mut plain].map(|t| t.epoch(1).unwrap());
+    assert_eq!(finish_first, plain_first);
+    // The same run with its kept model's batch right (as its checkpoint would say), and
+    // the same state under a curriculum on the 26x26 plane for the whole run.
+    let mut solved = finish.state();
+    solved.best.as_mut().unwrap().hard_loss = 0.0;
+    let resumed = |changes: &[&str]| {
+        let (_, settings) = settings_of(TaskKind::Lizard, true, changes);
+        Trainer::resume(finish.model.clone(), settings, solved.clone()).unwrap()
+    };
+    let mut finishing = resumed(&["finish-size=26"]);
+    let mut on_plane = resumed(&["curriculum-size=26", "curriculum-share=1"]);
+    let [finishing_second, on_plane_second, plain_second] =
+        [&mut finishing, &mut on_plane, &mut plain].map(|t| t.epoch(2).unwrap().metrics);
+    assert_eq!(finishing_second, on_plane_second);
+    assert_ne!(finishing_second.soft_loss, plain_second.soft_loss);
+    // Scored at the task's size: the model before the step is the plain run's.
+    assert_eq!(finishing_second.hard_loss, plain_second.hard_loss);
+}
+
+#[test]
 fn a_curriculum_on_a_task_that_cannot_shrink_is_refused() {
     let (config, mut settings) = preset(TaskKind::Gol, false);
     settings.recipe.curriculum_size = 2;

@@ -173,6 +173,10 @@ fn recipe(r: &Recipe) -> String {
         };
         changes.push(format!("{first} first {share}%"));
     }
+    if r.finish_size > 0 {
+        let side = r.finish_size;
+        changes.push(format!("{side}x{side} once the batch is right"));
+    }
     if r.starts > 1 {
         changes.push(format!("{} starts", r.starts));
     }

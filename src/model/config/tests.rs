@@ -66,6 +66,45 @@ fn a_task_grown_from_the_centre_takes_a_larger_curriculum_grid() {
 }
 
 #[test]
+fn a_finish_is_a_larger_grid_for_one_model_of_a_task_grown_from_the_centre() {
+    let check = |task: TaskKind, side: usize, change: fn(&mut TrainSettings)| {
+        let (config, mut settings) = preset(task, false);
+        settings.recipe.finish_size = side;
+        change(&mut settings);
+        validate(&config, &settings).map_err(|e| e.to_string())
+    };
+    let none = |_: &mut TrainSettings| {};
+    assert_eq!(check(TaskKind::Lizard, 26, none), Ok(()));
+    assert_eq!(check(TaskKind::Checkerboard, 0, none), Ok(()), "no finish");
+    assert_eq!(
+        check(TaskKind::Lizard, 20, none),
+        Err(
+            "--finish-size 20 must be larger than the task's grid (20x20): the target is \
+             drawn in the centre of the larger grid"
+                .into()
+        )
+    );
+    let refused = check(TaskKind::Checkerboard, 32, none).unwrap_err();
+    assert!(refused.contains("which checkerboard is not"), "{refused}");
+    let with = |change: fn(&mut TrainSettings)| check(TaskKind::Lizard, 26, change).unwrap_err();
+    let starts = with(|s| {
+        s.recipe.starts = 2;
+        s.recipe.starts_share = 0.2;
+    });
+    assert!(starts.ends_with("--starts"), "{starts}");
+    assert!(with(|s| s.recipe.pool = 4).ends_with("--pool"));
+    assert!(with(|s| s.recipe.hold_steps = 12).ends_with("--hold-steps"));
+    let (config, mut settings) = preset(TaskKind::Lizard, false);
+    assert_eq!(settings.finish_config(&config), None);
+    settings.recipe.finish_size = 26;
+    let finish = settings.finish_config(&config).unwrap();
+    assert_eq!(
+        (finish.height, finish.width, finish.steps),
+        (26, 26, config.steps)
+    );
+}
+
+#[test]
 fn a_curriculum_of_shorter_rollouts_fits_every_task_with_steps_to_spare() {
     let check = |task, steps: usize| {
         let (config, mut settings) = preset(task, false);

@@ -100,7 +100,10 @@ impl Trainer {
             hardness => Forward::StraightThrough(hardness),
         };
         let sharpness = s.recipe.sharpness(epoch, s.epochs);
-        let small = s.recipe.in_curriculum(epoch, s.epochs) && self.curriculum.is_some();
+        let small = match s.recipe.in_curriculum(epoch, s.epochs) {
+            true => self.curriculum.is_some(),
+            false => self.enter_finish(),
+        };
         if !small {
             // Its buffers are not needed again; freeing them keeps the peak memory of a
             // run that of its larger objective.
@@ -248,6 +251,32 @@ impl Trainer {
             }
             self.holding = true;
         }
+    }
+
+    /// Whether this epoch trains on the recipe's finish: from the epoch after the kept
+    /// model's batch was first right, on its larger grids (built once, when the finish
+    /// starts or a resumed run is in it). The switch is read from the kept model, which a
+    /// checkpoint carries, so a resumed run switches where the unbroken run did.
+    fn enter_finish(&mut self) -> bool {
+        let solved = self
+            .progress
+            .best
+            .as_ref()
+            .is_some_and(|b| b.hard_loss == 0.0);
+        let finish = self.settings.finish_config(&self.model.config);
+        let Some(config) = finish.filter(|_| solved) else {
+            return false;
+        };
+        if !self.finishing {
+            // The curriculum's grids, if any, are done with: freed before the finish's
+            // are built, so the two are never held at once.
+            self.curriculum = None;
+            let (model, s, memory) = (&self.model, &self.settings, self.memory);
+            let objective = setup::new_objective(model, &config, s, memory, self.holding);
+            self.curriculum = Some(setup::Curriculum { config, objective });
+            self.finishing = true;
+        }
+        true
     }
 
     /// Exchanges the model, its progress and the wiring the objectives run with a

@@ -35,8 +35,11 @@ pub struct Trainer {
     noise: Vec<[f32; NUM_OPS]>,
     /// This epoch's gates that run their hard op in the soft rollout.
     hard_gates: Vec<bool>,
-    /// The smaller grids of the recipe's curriculum, when it has one.
+    /// The other grids of the recipe's curriculum while it lasts, or of its finish once
+    /// that has begun.
     curriculum: Option<Curriculum>,
+    /// Whether `curriculum` holds the finish's grids ([`Self::enter_finish`]).
+    finishing: bool,
     /// Initial grids of every epoch, when replaying a run instead of drawing them.
     given_batches: Option<Vec<Grids>>,
     /// The last epoch that completed.
@@ -96,6 +99,7 @@ impl Trainer {
             noise: Vec::new(),
             hard_gates: Vec::new(),
             curriculum,
+            finishing: false,
             given_batches: None,
             epochs_done: 0,
             rivals: Vec::new(),
@@ -190,6 +194,9 @@ impl Trainer {
         }
         if self.pool.is_some() {
             return Err(TrainError::BatchesWithPool);
+        }
+        if self.settings.recipe.finish_size > 0 {
+            return Err(TrainError::BatchesWithFinish);
         }
         let c = &self.model.config;
         let (batch, height, width, channels) = (self.settings.batch, c.height, c.width, c.channels);
