@@ -110,6 +110,10 @@ fn a_finish_trains_on_the_larger_grid_from_the_epoch_after_the_batch_is_right() 
     let [finishing_second, on_plane_second, plain_second] =
         [&mut finishing, &mut on_plane, &mut plain].map(|t| t.epoch(2).unwrap().metrics);
     assert_eq!(finishing_second, on_plane_second);
+    assert_eq!(
+        (finish.finishing_from(), finishing.finishing_from()),
+        (None, Some(2))
+    );
     assert_ne!(finishing_second.soft_loss, plain_second.soft_loss);
     // Scored at the task's size: the model before the step is the plain run's.
     assert_eq!(finishing_second.hard_loss, plain_second.hard_loss);

@@ -102,7 +102,7 @@ impl Trainer {
         let sharpness = s.recipe.sharpness(epoch, s.epochs);
         let small = match s.recipe.in_curriculum(epoch, s.epochs) {
             true => self.curriculum.is_some(),
-            false => self.enter_finish(),
+            false => self.enter_finish(epoch),
         };
         if !small {
             // Its buffers are not needed again; freeing them keeps the peak memory of a
@@ -257,7 +257,7 @@ impl Trainer {
     /// model's batch was first right, on its larger grids (built once, when the finish
     /// starts or a resumed run is in it). The switch is read from the kept model, which a
     /// checkpoint carries, so a resumed run switches where the unbroken run did.
-    fn enter_finish(&mut self) -> bool {
+    fn enter_finish(&mut self, epoch: usize) -> bool {
         let solved = self
             .progress
             .best
@@ -267,14 +267,14 @@ impl Trainer {
         let Some(config) = finish.filter(|_| solved) else {
             return false;
         };
-        if !self.finishing {
+        if self.finishing.is_none() {
             // The curriculum's grids, if any, are done with: freed before the finish's
             // are built, so the two are never held at once.
             self.curriculum = None;
             let (model, s, memory) = (&self.model, &self.settings, self.memory);
             let objective = setup::new_objective(model, &config, s, memory, self.holding);
             self.curriculum = Some(setup::Curriculum { config, objective });
-            self.finishing = true;
+            self.finishing = Some(epoch);
         }
         true
     }

@@ -38,8 +38,9 @@ pub struct Trainer {
     /// The other grids of the recipe's curriculum while it lasts, or of its finish once
     /// that has begun.
     curriculum: Option<Curriculum>,
-    /// Whether `curriculum` holds the finish's grids ([`Self::enter_finish`]).
-    finishing: bool,
+    /// The first epoch this trainer ran on the finish's grids, which `curriculum` then
+    /// holds ([`Self::enter_finish`]).
+    finishing: Option<usize>,
     /// Initial grids of every epoch, when replaying a run instead of drawing them.
     given_batches: Option<Vec<Grids>>,
     /// The last epoch that completed.
@@ -99,7 +100,7 @@ impl Trainer {
             noise: Vec::new(),
             hard_gates: Vec::new(),
             curriculum,
-            finishing: false,
+            finishing: None,
             given_batches: None,
             epochs_done: 0,
             rivals: Vec::new(),
@@ -157,6 +158,12 @@ impl Trainer {
             chosen: self.chosen,
             pool: self.pool.as_ref().map(SamplePool::state),
         }
+    }
+
+    /// The first epoch this trainer ran on the recipe's finish (for a resumed run, the
+    /// first since it resumed), once it has.
+    pub fn finishing_from(&self) -> Option<usize> {
+        self.finishing
     }
 
     /// The start the run went on with, once it chose among the recipe's starts.

@@ -314,7 +314,7 @@ impl Session {
             };
             let over = ending != Ending::Finished;
             let mut step = progress.record(m);
-            note_choice(trainer, m.epoch, &progress);
+            note_turns(trainer, m.epoch, &progress);
             if step.is_ok() && !over && m.epoch < epochs && schedule.due(m.epoch) {
                 let saved = Saved::of(&history, &outputs, watch, &attempts, kept.as_ref());
                 step = save_checkpoint(trainer, &saved, keep);
@@ -458,11 +458,19 @@ fn with_batches(trainer: Trainer, path: Option<&Path>) -> Result<Trainer> {
     Ok(trainer.with_batches(batches)?)
 }
 
-/// Says which start the run goes on with, after the epoch that chose it.
-fn note_choice(trainer: &Trainer, epoch: usize, progress: &Progress) {
+/// Says where the run turned after `epoch`: which start it goes on with, after the epoch
+/// that chose it, and when it goes on to its finish's grids (`--finish-size`).
+fn note_turns(trainer: &Trainer, epoch: usize, progress: &Progress) {
     if let Some(choice) = trainer.chosen().filter(|c| c.epoch == epoch) {
         let starts = trainer.settings().recipe.starts;
         progress.note(&format!("epoch {epoch}: {}", choice_text(choice, starts)));
+    }
+    if trainer.finishing_from() == Some(epoch) {
+        let side = trainer.settings().recipe.finish_size;
+        progress.note(&format!(
+            "epoch {epoch}: the kept model's batch is right; the rest of the attempt trains \
+             on {side}x{side} grids (--finish-size)"
+        ));
     }
 }
 
