@@ -183,7 +183,7 @@ pub enum ConfigError {
     },
     #[error(
         "--finish-size goes on with one model on one fixed start once its batch is right; \
-         it does not go with --{knob}"
+         it does not go with --{knob} (add --finish-size 0)"
     )]
     FinishWith { knob: &'static str },
 }

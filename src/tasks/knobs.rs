@@ -352,7 +352,7 @@ pub static KNOBS: &[Knob] = &[
                this side, larger than the task's, the target in their centre (pattern, \
                lizard): there the rule cannot lean on the task's grid wrapping, as the \
                larger grids of the exact check cannot; the kept model is still chosen on \
-               the task's grid; 0 for none [default: the recipe's, 0]",
+               the task's grid; 0 for none [default: the recipe's: 26 for lizard, else 0]",
         target: Target::Count(|_, s| &mut s.recipe.finish_size),
         range: Range::Any,
     },

@@ -66,9 +66,15 @@ fn a_resumed_run_equals_one_never_stopped() {
         (TaskKind::Checkerboard, starts),
         (TaskKind::Gol, &["sharpen=4", "straight-through=0.25"]),
         // The sample pool's states are part of what a run carries.
-        (TaskKind::Lizard, &["pool=5", "batch=2", "pool-damage=1"]),
+        (
+            TaskKind::Lizard,
+            &["finish-size=0", "pool=5", "batch=2", "pool-damage=1"],
+        ),
         // From half the run: stopped before the pool phase and in it.
-        (TaskKind::Lizard, &["pool=5", "batch=2", "pool-from=0.5"]),
+        (
+            TaskKind::Lizard,
+            &["finish-size=0", "pool=5", "batch=2", "pool-from=0.5"],
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (task, changes) in runs {
