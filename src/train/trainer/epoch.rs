@@ -263,15 +263,17 @@ impl Trainer {
             .best
             .as_ref()
             .is_some_and(|b| b.hard_loss == 0.0);
-        let finish = self.settings.finish_config(&self.model.config);
-        let Some(config) = finish.filter(|_| solved) else {
+        if self.settings.recipe.finish_size == 0 || !solved {
             return false;
-        };
+        }
         if self.finishing.is_none() {
             // The curriculum's grids, if any, are done with: freed before the finish's
             // are built, so the two are never held at once.
             self.curriculum = None;
             let (model, s, memory) = (&self.model, &self.settings, self.memory);
+            let config = s
+                .finish_config(&model.config)
+                .expect("the recipe has a finish");
             let objective = setup::new_objective(model, &config, s, memory, self.holding);
             self.curriculum = Some(setup::Curriculum { config, objective });
             self.finishing = Some(epoch);
