@@ -96,7 +96,8 @@ pub fn load_trained(path: &Path) -> Result<(Model, Option<TrainSettings>), Model
 
 /// Reads initial parameters for a model of `config`: a JSON object with the `perceive`
 /// and `update` layers of a model file (wires and logits) and nothing else, e.g. exported
-/// from another implementation to replay its run. Checked like a model file.
+/// from another implementation to replay its run, or a whole model file of the same
+/// layers, to train a model on. Checked like a model file.
 pub fn load_params(path: &Path, config: &ModelConfig) -> Result<Model, ModelFileError> {
     read(path, |text| params_from_json(text, config))
 }
@@ -136,6 +137,14 @@ pub fn to_json(model: &Model, training: Option<&TrainSettings>) -> String {
 
 /// Parses and validates parameters (see [`load_params`]) for a model of `config`.
 pub fn params_from_json(text: &str, config: &ModelConfig) -> Result<Model, (String, String)> {
+    if is_model_file(text) {
+        let model = from_json(text)?;
+        check_same_layers(&model.config, config)?;
+        return Ok(Model {
+            config: config.clone(),
+            ..model
+        });
+    }
     let params: ParamsFile = parse(text)?;
     from_file(ModelFile {
         format: FORMAT.into(),
@@ -146,6 +155,34 @@ pub fn params_from_json(text: &str, config: &ModelConfig) -> Result<Model, (Stri
         perceive: params.perceive,
         update: params.update,
     })
+}
+
+/// Whether `text` is a whole model file (it names its format) rather than bare layers.
+fn is_model_file(text: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(text).is_ok_and(|value| value.get("format").is_some())
+}
+
+/// A model file's layers fit a run of `config` when every field that shapes the
+/// parameters is the same; the grid, the steps and the task may differ.
+fn check_same_layers(file: &ModelConfig, config: &ModelConfig) -> Result<(), Invalid> {
+    type Shown = fn(&ModelConfig) -> String;
+    let fields: [(&str, Shown); 5] = [
+        ("channels", |c| c.channels.to_string()),
+        ("kernels", |c| c.kernels.to_string()),
+        ("perception_layers", |c| {
+            format!("{:?}", c.perception_layers)
+        }),
+        ("update_layers", |c| format!("{:?}", c.update_layers)),
+        ("parametrization", |c| c.parametrization.name().to_string()),
+    ];
+    for (field, show) in fields {
+        let (theirs, ours) = (show(file), show(config));
+        if theirs != ours {
+            let message = format!("the model file has {theirs}, this run {ours}");
+            return Err(invalid(format!("config.{field}"), message));
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn to_file(model: &Model, training: Option<&TrainSettings>) -> ModelFile {

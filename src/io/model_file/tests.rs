@@ -161,3 +161,34 @@ fn a_later_attempt_records_its_seed() {
         )
     );
 }
+
+#[test]
+fn a_model_file_gives_its_parameters_to_a_run_of_the_same_layers() {
+    let model = small_model();
+    let json = to_json(&model, None);
+    let mut config = model.config.clone();
+    config.steps += 12;
+    config.height += 6;
+    let started = params_from_json(&json, &config).unwrap();
+    assert_eq!(started.config, config);
+    assert_eq!(started.logits, model.logits);
+    assert_eq!(started.update, model.update);
+    assert_eq!(started.perceive, model.perceive);
+}
+
+#[test]
+fn a_model_file_of_other_layers_is_refused_by_the_field_that_differs() {
+    let model = small_model();
+    let json = to_json(&model, None);
+    let mut config = model.config.clone();
+    config.kernels += 1;
+    let (path, message) = params_from_json(&json, &config).unwrap_err();
+    assert_eq!(path, "config.kernels");
+    assert_eq!(
+        message,
+        format!(
+            "the model file has {}, this run {}",
+            model.config.kernels, config.kernels
+        )
+    );
+}

@@ -113,8 +113,9 @@ pub struct TrainArgs {
     /// `logicars::tasks::KNOBS`.
     #[command(flatten)]
     pub knobs: KnobFlags,
-    /// Start from these parameters (wires and logits of each layer, as in a model file)
-    /// instead of drawing them from the seed, e.g. to replay another implementation's run.
+    /// Start from these parameters (wires and logits of each layer, as in a model file),
+    /// or a model file of the same layers, instead of drawing them from the seed, e.g. to
+    /// replay another implementation's run or train a model on with other knobs.
     #[arg(long, value_name = "FILE")]
     pub init_params: Option<PathBuf>,
     /// Train on these initial grids, one batch per epoch, instead of drawing them
