@@ -278,10 +278,10 @@ impl TrainSettings {
     /// model's batch being right, which a resumed run reads from its checkpoint).
     fn validate_finish(&self, config: &ModelConfig) -> Result<(), ConfigError> {
         let r = &self.recipe;
-        let side = r.finish_size;
-        if side == 0 {
+        if !r.has_finish() {
             return Ok(());
         }
+        let side = r.finish_size;
         if !config.task.grows_from_centre() {
             let task = config.task.name();
             return Err(ConfigError::FinishTask { task });
@@ -430,7 +430,7 @@ impl TrainSettings {
     /// ([`Recipe::finish_size`](crate::model::recipe::Recipe::finish_size)).
     pub fn finish_config(&self, config: &ModelConfig) -> Option<ModelConfig> {
         let side = self.recipe.finish_size;
-        (side > 0).then(|| ModelConfig {
+        self.recipe.has_finish().then(|| ModelConfig {
             height: side,
             width: side,
             ..config.clone()

@@ -445,6 +445,11 @@ impl Recipe {
         eases && self.curriculum_share > 0.0
     }
 
+    /// Whether an attempt goes on to larger grids once its batch is right.
+    pub fn has_finish(&self) -> bool {
+        self.finish_size > 0
+    }
+
     /// The factor on the gates' parameters in the soft rollout of `epoch` (1-based) of
     /// `epochs`: `sharpen^((epoch - 1) / (epochs - 1))`.
     pub fn sharpness(&self, epoch: usize, epochs: usize) -> f32 {

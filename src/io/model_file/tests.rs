@@ -162,11 +162,17 @@ fn a_later_attempt_records_its_seed() {
     );
 }
 
-#[test]
-fn a_model_file_gives_its_parameters_to_a_run_of_the_same_layers() {
+/// A model, its model file's JSON and a copy of its config for a run to change.
+fn model_file_and_run_config() -> (Model, String, ModelConfig) {
     let model = small_model();
     let json = to_json(&model, None);
-    let mut config = model.config.clone();
+    let config = model.config.clone();
+    (model, json, config)
+}
+
+#[test]
+fn a_model_file_gives_its_parameters_to_a_run_of_the_same_layers() {
+    let (model, json, mut config) = model_file_and_run_config();
     config.steps += 12;
     config.height += 6;
     let started = params_from_json(&json, &config).unwrap();
@@ -178,9 +184,7 @@ fn a_model_file_gives_its_parameters_to_a_run_of_the_same_layers() {
 
 #[test]
 fn a_model_file_of_other_layers_is_refused_by_the_field_that_differs() {
-    let model = small_model();
-    let json = to_json(&model, None);
-    let mut config = model.config.clone();
+    let (model, json, mut config) = model_file_and_run_config();
     config.kernels += 1;
     let (path, message) = params_from_json(&json, &config).unwrap_err();
     assert_eq!(path, "config.kernels");

@@ -263,7 +263,7 @@ impl Trainer {
             .best
             .as_ref()
             .is_some_and(|b| b.hard_loss == 0.0);
-        if self.settings.recipe.finish_size == 0 || !solved {
+        if !self.settings.recipe.has_finish() || !solved {
             return false;
         }
         if self.finishing.is_none() {

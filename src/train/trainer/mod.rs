@@ -202,7 +202,7 @@ impl Trainer {
         if self.pool.is_some() {
             return Err(TrainError::BatchesWithPool);
         }
-        if self.settings.recipe.finish_size > 0 {
+        if self.settings.recipe.has_finish() {
             return Err(TrainError::BatchesWithFinish);
         }
         let c = &self.model.config;
