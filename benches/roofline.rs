@@ -131,14 +131,15 @@ impl Plain {
             gates: &self.gates,
             input_rows: INPUT_ROWS,
         };
-        soft::forward(rows, &self.coefs, &mut self.acts);
-        soft::forward(rows, &self.coefs, &mut self.acts);
+        soft::forward(rows, &self.coefs, &mut self.acts, TILE);
+        soft::forward(rows, &self.coefs, &mut self.acts, TILE);
         soft::backward(
             &self.plan,
             &self.coefs,
             &self.acts,
             (&mut self.patch_grads, &mut self.grads),
             &mut self.coef_grads,
+            TILE,
         );
     }
 }

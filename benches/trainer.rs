@@ -225,7 +225,7 @@ fn layer(c: &mut Criterion) {
             gates: &gates,
             input_rows,
         };
-        b.iter(|| soft::forward(rows, &coefs, &mut acts))
+        b.iter(|| soft::forward(rows, &coefs, &mut acts, TILE))
     });
     // Every gate's output is seeded (no gate reads another's), so backward never writes
     // the seeds and the table needs no reset between iterations.
@@ -239,7 +239,7 @@ fn layer(c: &mut Criterion) {
     group.bench_function("backward/256-gates-x64-lanes", |b| {
         b.iter(|| {
             let tables = (&mut patch_grads[..], &mut grads[..]);
-            soft::backward(&plan, &coefs, &acts, tables, &mut coef_grads)
+            soft::backward(&plan, &coefs, &acts, tables, &mut coef_grads, TILE)
         })
     });
     let truth: Vec<TruthMasks> = (0..256).map(|g| TruthMasks::of_op(g % 16)).collect();

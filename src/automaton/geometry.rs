@@ -72,6 +72,11 @@ impl Geometry {
         self.padded_lanes / self.tile
     }
 
+    /// The real lanes of `tile`: all but in the last tile, whose others are padding.
+    pub fn real_lanes(&self, tile: usize) -> usize {
+        self.lanes.saturating_sub(tile * self.tile).min(self.tile)
+    }
+
     /// The tiles cut into runs of consecutive tiles whose lanes see only lanes of the
     /// same run: one run per grid when every grid fills whole tiles, else fewer. A run
     /// can be stepped from start to end without waiting for the others.

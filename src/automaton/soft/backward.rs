@@ -164,12 +164,13 @@ impl SoftRollout {
             .enumerate()
             .for_each(|(i, (patch_grads, tile_coef_grads))| {
                 let tile = first + i;
+                let live = self.live_lanes(tile);
                 let mut ws = self.workspace();
                 let Workspace { acts, grads } = &mut *ws;
                 let acts: &[f32] = match self.memory {
                     ActivationMemory::Recompute => {
                         gather_patch(self.shifts(), circuit.channels, (tile, 0), state, acts);
-                        kernel::forward(every_row(circuit), coefs, acts);
+                        kernel::forward(every_row(circuit), coefs, acts, live);
                         acts
                     }
                     ActivationMemory::Store => &self.stored_acts[t * self.geometry.tiles() + tile],
@@ -185,9 +186,10 @@ impl SoftRollout {
                     grads,
                 );
                 let tables = (&mut *patch_grads, &mut grads[..]);
-                kernel::backward(&self.plans.backward, coefs, acts, tables, tile_coef_grads);
+                let plan = &self.plans.backward;
+                kernel::backward(plan, coefs, acts, tables, tile_coef_grads, live);
                 if let Some(tap) = tap {
-                    tap.tile((t, tile), acts, grads, &self.plans.backward);
+                    tap.tile((t, tile), (acts, grads, live), plan);
                 }
             });
     }

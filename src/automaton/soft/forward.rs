@@ -94,9 +94,10 @@ impl SoftRollout {
         let written = (masks, self.unit);
         let work = |i: usize, next_tile: &mut [f32], acts: &mut [f32]| {
             let tile = (first + i, first);
+            let live = self.live_lanes(tile.0);
             gather_patch(self.shifts(), circuit.channels, tile, prev, acts);
-            kernel::forward(rows, coefs, acts);
-            write_outputs(circuit, rows, tile, t, acts, prev, next_tile, written);
+            kernel::forward(rows, coefs, acts, live);
+            write_outputs(circuit, rows, tile, t, acts, prev, next_tile, written, live);
         };
         let chunks = next.par_chunks_mut(circuit.channels * TILE).enumerate();
         match stored {

@@ -19,7 +19,7 @@ use crate::automaton::grid::Grids;
 use crate::automaton::patch_shifts::PatchShifts;
 pub use crate::automaton::soft_tiles::state_index;
 use crate::kernels::plan::{BackwardPlan, ForwardPlan, ForwardRows};
-use crate::kernels::soft::TILE;
+use crate::kernels::soft::{live_lanes as kernel_lanes, TILE};
 use crate::kernels::table::{table, Table};
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
@@ -123,7 +123,14 @@ impl RolloutPlans {
 /// the rollout's plans keep ([`RolloutPlans::keeping`]) hold their gradients
 /// (`plan.kept_slot`). Called from the pool's threads, a tile's steps in reverse order.
 pub trait BackwardTap: Sync {
-    fn tile(&self, step_tile: (usize, usize), acts: &[f32], grads: &[f32], plan: &BackwardPlan);
+    /// `tile_rows` is `(acts, grads, live)`: the tile's tables, of which only the first
+    /// `live` lanes were run (the others are padding).
+    fn tile(
+        &self,
+        step_tile: (usize, usize),
+        tile_rows: (&[f32], &[f32], usize),
+        plan: &BackwardPlan,
+    );
 }
 
 /// Every row of `circuit` its own: the activations backward reads.
@@ -237,6 +244,11 @@ impl SoftRollout {
 
     fn state_len(&self) -> usize {
         self.geometry.tiles() * self.channels * TILE
+    }
+
+    /// The lanes the kernels run on `tile`: its blocks that hold a real lane.
+    fn live_lanes(&self, tile: usize) -> usize {
+        kernel_lanes(self.geometry.real_lanes(tile))
     }
 
     /// Index of (channel, lane) in a tile-blocked state.

@@ -59,9 +59,10 @@ fn gather_patch_body(
     }
 }
 
-/// Writes a tile's new state: the circuit's output (in `acts`, laid out as `rows`) where
-/// the cell fires, else the old value; `prev` is the window of tiles `first..`. With
-/// `unit`, outputs are clamped to [0, 1] ([`SoftRollout::keep_states_in_unit`]).
+/// Writes a tile's new state in its first `live` lanes (the kernels ran no others): the
+/// circuit's output (in `acts`, laid out as `rows`) where the cell fires, else the old
+/// value; `prev` is the window of tiles `first..`. With `unit`, outputs are clamped to
+/// [0, 1] ([`SoftRollout::keep_states_in_unit`]).
 ///
 /// [`SoftRollout::keep_states_in_unit`]: crate::automaton::soft::SoftRollout::keep_states_in_unit
 #[allow(clippy::too_many_arguments)]
@@ -74,13 +75,14 @@ pub(in crate::automaton) fn write_outputs(
     prev: &[f32],
     next_tile: &mut [f32],
     (masks, unit): (Option<&FireMasks>, bool),
+    live: usize,
 ) {
     let tile_len = circuit.channels * TILE;
     for c in 0..circuit.channels {
-        let out = &acts[rows.slot(circuit.output_row(c)) * TILE..][..TILE];
-        let old = &prev[(tile - first) * tile_len + c * TILE..][..TILE];
-        let new = &mut next_tile[c * TILE..][..TILE];
-        for i in 0..TILE {
+        let out = &acts[rows.slot(circuit.output_row(c)) * TILE..][..live];
+        let old = &prev[(tile - first) * tile_len + c * TILE..][..live];
+        let new = &mut next_tile[c * TILE..][..live];
+        for i in 0..live {
             let fires = masks.is_none_or(|m| m.fires(step, tile * TILE + i));
             new[i] = if fires { out[i] } else { old[i] };
         }

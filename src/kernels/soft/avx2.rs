@@ -71,10 +71,10 @@ impl F32Vector for __m256 {
 
 impl GateForward for Avx2 {
     #[inline(always)]
-    fn gate(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
+    fn gate<const LIVE: usize>(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
         // SAFETY: `Avx2` runs only inside `multiversioned!`'s AVX2 wrapper, which checked
         // the CPU.
-        unsafe { forward_lanes(c, a, b, out) }
+        unsafe { forward_lanes::<LIVE>(c, a, b, out) }
     }
 }
 
@@ -84,9 +84,9 @@ impl GateForward for Avx2 {
 /// The CPU has AVX2 and FMA.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn forward_lanes(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
+unsafe fn forward_lanes<const LIVE: usize>(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
     // SAFETY: the caller's promise.
-    unsafe { vector::forward_lanes::<__m256>(c, a, b, out) }
+    unsafe { vector::forward_lanes::<__m256, LIVE>(c, a, b, out) }
 }
 
 /// [`vector::backward_lanes`] with AVX2 and FMA enabled.
@@ -95,7 +95,7 @@ unsafe fn forward_lanes(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
 /// The CPU has AVX2 and FMA; `ga` and `gb` are valid for TILE floats (they may be equal).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn lanes<const STORE_A: bool, const STORE_B: bool>(
+unsafe fn lanes<const LIVE: usize, const STORE_A: bool, const STORE_B: bool>(
     c: &[f32; 4],
     a: &Lanes,
     b: &Lanes,
@@ -104,7 +104,7 @@ unsafe fn lanes<const STORE_A: bool, const STORE_B: bool>(
     gb: *mut f32,
 ) -> Partials {
     // SAFETY: the caller's promise.
-    unsafe { vector::backward_lanes::<__m256, STORE_A, STORE_B>(c, a, b, g, ga, gb) }
+    unsafe { vector::backward_lanes::<__m256, LIVE, STORE_A, STORE_B>(c, a, b, g, ga, gb) }
 }
 
 /// The halving tree over each coefficient's 16 partials, for all four at once:

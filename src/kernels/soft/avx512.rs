@@ -76,10 +76,10 @@ impl F32Vector for __m512 {
 
 impl GateForward for Avx512 {
     #[inline(always)]
-    fn gate(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
+    fn gate<const LIVE: usize>(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
         // SAFETY: `Avx512` runs only inside `multiversioned!`'s AVX-512 wrapper, which
         // checked the CPU.
-        unsafe { forward_lanes(c, a, b, out) }
+        unsafe { forward_lanes::<LIVE>(c, a, b, out) }
     }
 }
 
@@ -89,9 +89,9 @@ impl GateForward for Avx512 {
 /// The CPU has AVX-512F and FMA.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-unsafe fn forward_lanes(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
+unsafe fn forward_lanes<const LIVE: usize>(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
     // SAFETY: the caller's promise.
-    unsafe { vector::forward_lanes::<__m512>(c, a, b, out) }
+    unsafe { vector::forward_lanes::<__m512, LIVE>(c, a, b, out) }
 }
 
 /// [`vector::backward_lanes`] with AVX-512 enabled.
@@ -101,7 +101,7 @@ unsafe fn forward_lanes(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
 /// be equal).
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-unsafe fn lanes<const STORE_A: bool, const STORE_B: bool>(
+unsafe fn lanes<const LIVE: usize, const STORE_A: bool, const STORE_B: bool>(
     c: &[f32; 4],
     a: &Lanes,
     b: &Lanes,
@@ -110,7 +110,7 @@ unsafe fn lanes<const STORE_A: bool, const STORE_B: bool>(
     gb: *mut f32,
 ) -> Partials {
     // SAFETY: the caller's promise.
-    unsafe { vector::backward_lanes::<__m512, STORE_A, STORE_B>(c, a, b, g, ga, gb) }
+    unsafe { vector::backward_lanes::<__m512, LIVE, STORE_A, STORE_B>(c, a, b, g, ga, gb) }
 }
 
 /// The AVX2 kernel's tree over each coefficient's partials 0..8 and 8..16.

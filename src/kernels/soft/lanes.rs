@@ -15,6 +15,22 @@ pub const PARTIALS: usize = 16;
 /// One row of a tile: a gate's value (or gradient) in every lane.
 pub type Lanes = [f32; TILE];
 
+/// Lanes a tile runs in blocks of. A grid's cells rarely fill their last tile (the
+/// lizard's 400 fill 6.25 tiles, the asynchronous checkerboard's 196 3.06): the kernels
+/// run only the blocks that hold a real lane. A block is one period of the partial sums,
+/// so a skipped block of padding, whose gradients are zeros, would only have added zeros
+/// to them: the bits are the same.
+pub const BLOCK: usize = PARTIALS;
+const _: () = assert!(
+    TILE == 4 * BLOCK,
+    "the kernels take 1 to 4 blocks as a constant"
+);
+
+/// The lanes a tile with `real` real lanes runs: whole blocks, at least one.
+pub fn live_lanes(real: usize) -> usize {
+    real.clamp(1, TILE).div_ceil(BLOCK) * BLOCK
+}
+
 /// Where a gate's input gradients go.
 pub enum InputRows<'r> {
     /// Inputs `a` and `b` read different rows.
@@ -24,7 +40,7 @@ pub enum InputRows<'r> {
     Shared(&'r mut Lanes),
 }
 
-/// One gate's backward over a tile's lanes: `g*(c1 + c3*b)` into `a`'s gradient row and
+/// One gate's backward over the first `LIVE` lanes of a tile (a multiple of [`BLOCK`]): `g*(c1 + c3*b)` into `a`'s gradient row and
 /// `g*(c2 + c3*a)` into `b`'s, each stored (if `store.0` / `store.1`) or added; returns the
 /// four coefficient gradients as partial sums (lane `l` into partial `l % PARTIALS`),
 /// which [`sum`](Self::sum) adds as a halving tree
@@ -43,7 +59,7 @@ pub trait GateBackward {
     /// of a training run's instructions).
     const DEFER_SUM: bool;
 
-    fn gate(
+    fn gate<const LIVE: usize>(
         c: &[f32; 4],
         a: &Lanes,
         b: &Lanes,
@@ -56,15 +72,16 @@ pub trait GateBackward {
     fn sum(partials: Self::Partials) -> [f32; 4];
 }
 
-/// One gate's forward over a tile's lanes: `out = soft_gate(c, a, b)` in every lane
+/// One gate's forward over the first `LIVE` lanes of a tile (a multiple of [`BLOCK`]):
+/// `out = soft_gate(c, a, b)` in each lane
 /// (`(c0 + c2*b) + a*(c1 + c3*b)`, three fused multiply-adds). Every implementation
 /// gives the same bits.
 pub trait GateForward {
-    fn gate(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes);
+    fn gate<const LIVE: usize>(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes);
 }
 
 /// Implements [`GateBackward`] for `$kernel` with intrinsics functions
-/// `$lanes::<STORE_A, STORE_B>(c, a, b, g, ga, gb)`, which takes the gradient rows as
+/// `$lanes::<LIVE, STORE_A, STORE_B>(c, a, b, g, ga, gb)`, which takes the gradient rows as
 /// pointers (equal for a shared row, which then takes `a`'s gradient first and adds
 /// `b`'s) and returns `$partials`, and `$sum(partials)`; both must be called only where
 /// the CPU has their features. `$defer` is [`GateBackward::DEFER_SUM`].
@@ -76,7 +93,7 @@ macro_rules! gate_backward_by_pointers {
             const DEFER_SUM: bool = $defer;
 
             #[inline(always)]
-            fn gate(
+            fn gate<const LIVE: usize>(
                 c: &[f32; 4],
                 a: &Lanes,
                 b: &Lanes,
@@ -96,10 +113,10 @@ macro_rules! gate_backward_by_pointers {
                 // TILE floats that nothing else reads or writes meanwhile.
                 unsafe {
                     match store {
-                        (true, true) => $lanes::<true, true>(c, a, b, g, ga, gb),
-                        (true, false) => $lanes::<true, false>(c, a, b, g, ga, gb),
-                        (false, true) => $lanes::<false, true>(c, a, b, g, ga, gb),
-                        (false, false) => $lanes::<false, false>(c, a, b, g, ga, gb),
+                        (true, true) => $lanes::<LIVE, true, true>(c, a, b, g, ga, gb),
+                        (true, false) => $lanes::<LIVE, true, false>(c, a, b, g, ga, gb),
+                        (false, true) => $lanes::<LIVE, false, true>(c, a, b, g, ga, gb),
+                        (false, false) => $lanes::<LIVE, false, false>(c, a, b, g, ga, gb),
                     }
                 }
             }

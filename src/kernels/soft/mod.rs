@@ -22,7 +22,7 @@ mod tests;
 #[cfg(target_arch = "x86_64")]
 mod vector;
 
-pub use lanes::TILE;
+pub use lanes::{live_lanes, BLOCK, TILE};
 
 use crate::kernels::plan::{BackwardPlan, ForwardRows};
 use crate::kernels::simd::multiversioned;
@@ -36,23 +36,55 @@ fn row_mut(table: &mut [f32], r: usize) -> &mut Lanes {
         .expect("row inside the table")
 }
 
+/// Calls `$f::<K, LIVE>(args)` with `$live` (lanes, 1 to 4 [`BLOCK`]s) as the constant
+/// `LIVE`, so that a full tile's lane loops keep the fixed trip count they were tuned
+/// with and a tile of padding runs only its blocks that hold a real lane.
+macro_rules! with_live {
+    ($live:expr, $f:ident::<$k:ty>($($arg:expr),* $(,)?)) => {
+        match $live {
+            live if live == BLOCK => $f::<$k, BLOCK>($($arg),*),
+            live if live == 2 * BLOCK => $f::<$k, { 2 * BLOCK }>($($arg),*),
+            live if live == 3 * BLOCK => $f::<$k, { 3 * BLOCK }>($($arg),*),
+            live if live == TILE => $f::<$k, TILE>($($arg),*),
+            live => panic!("a tile runs 1 to 4 blocks of {BLOCK} lanes, not {live} lanes"),
+        }
+    };
+}
+
 multiversioned! {
-    /// Runs the gates of `rows`; the input rows of `acts` must hold the patch.
+    /// Runs the gates of `rows` on a tile's first `live` lanes ([`live_lanes`]); the
+    /// input rows of `acts` must hold the patch. The other lanes are left as they were.
     ///
     /// # Panics
-    /// If `acts` is shorter than the rows written, or (for [`ForwardRows::Every`]) a
-    /// gate reads a row at or after its own.
+    /// If `acts` is shorter than the rows written, `live` is not 1 to 4 [`BLOCK`]s, or
+    /// (for [`ForwardRows::Every`]) a gate reads a row at or after its own.
     pub fn forward / forward_at(
         rows: ForwardRows<'_>,
         coefs: &[[f32; 4]],
         acts: &mut [f32],
-    ) => forward_with::<Portable>,
-        avx2 => forward_with::<avx2::Avx2>,
-        avx512 => forward_with::<avx512::Avx512>
+        live: usize,
+    ) => forward_live::<Portable>,
+        avx2 => forward_live::<avx2::Avx2>,
+        avx512 => forward_live::<avx512::Avx512>
 }
+
+#[inline(always)]
+fn forward_live<K: GateForward>(
+    rows: ForwardRows<'_>,
+    coefs: &[[f32; 4]],
+    acts: &mut [f32],
+    live: usize,
+) {
+    with_live!(live, forward_with::<K>(rows, coefs, acts));
+}
+
 /// The two layouts of [`forward`], shared by every level; `K` does one gate's lanes.
 #[inline(always)]
-fn forward_with<K: GateForward>(rows: ForwardRows<'_>, coefs: &[[f32; 4]], acts: &mut [f32]) {
+fn forward_with<K: GateForward, const LIVE: usize>(
+    rows: ForwardRows<'_>,
+    coefs: &[[f32; 4]],
+    acts: &mut [f32],
+) {
     let (table, _) = acts.as_chunks_mut::<TILE>();
     match rows {
         ForwardRows::Every { gates, input_rows } => {
@@ -68,7 +100,7 @@ fn forward_with<K: GateForward>(rows: ForwardRows<'_>, coefs: &[[f32; 4]], acts:
             });
             // SAFETY: checked above: every row is in the table, and each gate reads
             // only rows before the one it writes.
-            unsafe { forward_gates::<K>(steps, coefs, table) }
+            unsafe { forward_gates::<K, LIVE>(steps, coefs, table) }
         }
         ForwardRows::Plan(plan) => {
             assert!(
@@ -77,7 +109,7 @@ fn forward_with<K: GateForward>(rows: ForwardRows<'_>, coefs: &[[f32; 4]], acts:
             );
             // SAFETY: every slot of a plan is below `plan.rows()` and a gate's output
             // slot is none of its inputs' (plan invariants); the table is long enough.
-            unsafe { forward_gates::<K>(plan.steps(), coefs, table) }
+            unsafe { forward_gates::<K, LIVE>(plan.steps(), coefs, table) }
         }
     }
 }
@@ -87,7 +119,7 @@ fn forward_with<K: GateForward>(rows: ForwardRows<'_>, coefs: &[[f32; 4]], acts:
 /// # Safety
 /// Every row named is in `table`, and no gate's `out` is one of the rows it reads.
 #[inline(always)]
-unsafe fn forward_gates<'g, K: GateForward>(
+unsafe fn forward_gates<'g, K: GateForward, const LIVE: usize>(
     steps: impl Iterator<Item = (&'g GateRef, usize)>,
     coefs: &[[f32; 4]],
     table: &mut [Lanes],
@@ -102,13 +134,14 @@ unsafe fn forward_gates<'g, K: GateForward>(
                 &mut *rows.add(out),
             )
         };
-        K::gate(&coefs[gate.param as usize], a, b, out);
+        K::gate::<LIVE>(&coefs[gate.param as usize], a, b, out);
     }
 }
 
 multiversioned! {
     /// Backpropagates through the gates of the circuit that `plan` was made for, in
-    /// reverse order.
+    /// reverse order, on a tile's first `live` lanes ([`live_lanes`]: the others are
+    /// padding, whose gradients would be zeros, and are neither read nor written).
     ///
     /// `tables` is `(patch, grads)`. `grads` has the plan's
     /// [`gradient_rows`](BackwardPlan::gradient_rows): on entry
@@ -124,14 +157,30 @@ multiversioned! {
         acts: &[f32],
         tables: (&mut [f32], &mut [f32]),
         coef_grads: &mut [[f64; 4]],
-    ) => backward_with::<Portable>,
-        avx2 => backward_with::<avx2::Avx2>,
-        avx512 => backward_with::<avx512::Avx512>
+        live: usize,
+    ) => backward_live::<Portable>,
+        avx2 => backward_live::<avx2::Avx2>,
+        avx512 => backward_live::<avx512::Avx512>
+}
+
+#[inline(always)]
+fn backward_live<K: GateBackward>(
+    plan: &BackwardPlan,
+    coefs: &[[f32; 4]],
+    acts: &[f32],
+    tables: (&mut [f32], &mut [f32]),
+    coef_grads: &mut [[f64; 4]],
+    live: usize,
+) {
+    with_live!(
+        live,
+        backward_with::<K>(plan, coefs, acts, tables, coef_grads)
+    );
 }
 
 /// The gate loop of [`backward`], shared by every level; `K` does one gate's lanes.
 #[inline(always)]
-fn backward_with<K: GateBackward>(
+fn backward_with<K: GateBackward, const LIVE: usize>(
     plan: &BackwardPlan,
     coefs: &[[f32; 4]],
     acts: &[f32],
@@ -196,12 +245,12 @@ fn backward_with<K: GateBackward>(
                 coefs.get_unchecked(step.param()),
             )
         };
-        let partials = K::gate(c, a, b, g, rows, step.store());
+        let partials = K::gate::<LIVE>(c, a, b, g, rows, step.store());
         sums.push(step.param(), partials);
     }
     sums.finish();
     for &r in plan.unread_inputs() {
-        row_mut(patch, r).fill(0.0);
+        row_mut(patch, r)[..LIVE].fill(0.0);
     }
 }
 

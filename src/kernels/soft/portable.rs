@@ -1,7 +1,7 @@
 //! The lane kernels in plain Rust, which the compiler vectorizes for the level it is
 //! built for: the baseline's, and the reference for the hand-written ones.
 
-use super::lanes::{GateBackward, GateForward, InputRows, Lanes, PARTIALS, TILE};
+use super::lanes::{GateBackward, GateForward, InputRows, Lanes, PARTIALS};
 use super::reference::sum_partials;
 use crate::model::gates::{add_soft_gate_coef_grads, soft_gate, soft_gate_input_grads};
 
@@ -13,7 +13,7 @@ impl GateBackward for Portable {
     const DEFER_SUM: bool = false;
 
     #[inline(always)]
-    fn gate(
+    fn gate<const LIVE: usize>(
         c: &[f32; 4],
         a: &Lanes,
         b: &Lanes,
@@ -23,14 +23,22 @@ impl GateBackward for Portable {
     ) -> Self::Partials {
         match rows {
             InputRows::Shared(row) => match store.0 {
-                true => portable_lanes(c, a, b, g, &mut OneRow::<true>(row)),
-                false => portable_lanes(c, a, b, g, &mut OneRow::<false>(row)),
+                true => portable_lanes::<LIVE>(c, a, b, g, &mut OneRow::<true>(row)),
+                false => portable_lanes::<LIVE>(c, a, b, g, &mut OneRow::<false>(row)),
             },
             InputRows::Apart(ga, gb) => match store {
-                (true, true) => portable_lanes(c, a, b, g, &mut TwoRows::<true, true>(ga, gb)),
-                (true, false) => portable_lanes(c, a, b, g, &mut TwoRows::<true, false>(ga, gb)),
-                (false, true) => portable_lanes(c, a, b, g, &mut TwoRows::<false, true>(ga, gb)),
-                (false, false) => portable_lanes(c, a, b, g, &mut TwoRows::<false, false>(ga, gb)),
+                (true, true) => {
+                    portable_lanes::<LIVE>(c, a, b, g, &mut TwoRows::<true, true>(ga, gb))
+                }
+                (true, false) => {
+                    portable_lanes::<LIVE>(c, a, b, g, &mut TwoRows::<true, false>(ga, gb))
+                }
+                (false, true) => {
+                    portable_lanes::<LIVE>(c, a, b, g, &mut TwoRows::<false, true>(ga, gb))
+                }
+                (false, false) => {
+                    portable_lanes::<LIVE>(c, a, b, g, &mut TwoRows::<false, false>(ga, gb))
+                }
             },
         }
     }
@@ -43,8 +51,8 @@ impl GateBackward for Portable {
 
 impl GateForward for Portable {
     #[inline(always)]
-    fn gate(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
-        for l in 0..TILE {
+    fn gate<const LIVE: usize>(c: &[f32; 4], a: &Lanes, b: &Lanes, out: &mut Lanes) {
+        for l in 0..LIVE {
             out[l] = soft_gate(c, a[l], b[l]);
         }
     }
@@ -52,7 +60,7 @@ impl GateForward for Portable {
 
 /// [`Portable`]'s lanes: input gradients to `sink`, coefficient gradients as partial sums.
 #[inline(always)]
-fn portable_lanes(
+fn portable_lanes<const LIVE: usize>(
     c: &[f32; 4],
     a: &Lanes,
     b: &Lanes,
@@ -65,7 +73,7 @@ fn portable_lanes(
         [0.0; PARTIALS],
         [0.0; PARTIALS],
     );
-    for chunk in 0..TILE / PARTIALS {
+    for chunk in 0..LIVE / PARTIALS {
         let lanes = chunk * PARTIALS..(chunk + 1) * PARTIALS;
         let (a, b, g) = (&a[lanes.clone()], &b[lanes.clone()], &g[lanes]);
         for j in 0..PARTIALS {

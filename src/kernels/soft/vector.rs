@@ -41,23 +41,24 @@ pub(super) trait F32Vector: Copy {
     unsafe fn mul_add(self, b: Self, c: Self) -> Self;
 }
 
-/// One gate's forward, `WIDTH` lanes a step, the coefficients broadcast from memory
+/// One gate's forward on lanes `0..LIVE`, `WIDTH` lanes a step, the coefficients broadcast from memory
 /// (the compiler's own loop used a shuffle, which takes a multiply-add's port).
 ///
 /// # Safety
 /// The CPU has `V`'s instruction set.
 #[inline(always)]
-pub(super) unsafe fn forward_lanes<V: F32Vector>(
+pub(super) unsafe fn forward_lanes<V: F32Vector, const LIVE: usize>(
     c: &[f32; 4],
     a: &Lanes,
     b: &Lanes,
     out: &mut Lanes,
 ) {
-    // SAFETY: the caller's promise for the CPU; l + WIDTH <= TILE, the length of every
-    // row here.
+    const { assert!(LIVE <= TILE && LIVE.is_multiple_of(PARTIALS)) };
+    // SAFETY: the caller's promise for the CPU; l + WIDTH <= LIVE <= TILE, the length of
+    // every row here.
     unsafe {
         let [c0, c1, c2, c3] = c.map(|x| V::splat(x));
-        for chunk in 0..TILE / V::WIDTH {
+        for chunk in 0..LIVE / V::WIDTH {
             let l = chunk * V::WIDTH;
             let (av, bv) = (V::load(a.as_ptr().add(l)), V::load(b.as_ptr().add(l)));
             let v = av.mul_add(c3.mul_add(bv, c1), c2.mul_add(bv, c0));
@@ -66,7 +67,7 @@ pub(super) unsafe fn forward_lanes<V: F32Vector>(
     }
 }
 
-/// One gate's backward, `WIDTH` lanes a step; `STORE_*` store rather than add. Returns
+/// One gate's backward on lanes `0..LIVE`, `WIDTH` lanes a step; `STORE_*` store rather than add. Returns
 /// each coefficient's partials: step `s` adds to register `s % (PARTIALS / WIDTH)` of
 /// them, so lane `l` goes to partial `l % PARTIALS`.
 ///
@@ -80,7 +81,12 @@ pub(super) unsafe fn forward_lanes<V: F32Vector>(
 /// The CPU has `V`'s instruction set; `ga` and `gb` are valid for TILE floats (they may
 /// be equal).
 #[inline(always)]
-pub(super) unsafe fn backward_lanes<V: F32Vector, const STORE_A: bool, const STORE_B: bool>(
+pub(super) unsafe fn backward_lanes<
+    V: F32Vector,
+    const LIVE: usize,
+    const STORE_A: bool,
+    const STORE_B: bool,
+>(
     c: &[f32; 4],
     a: &Lanes,
     b: &Lanes,
@@ -88,13 +94,14 @@ pub(super) unsafe fn backward_lanes<V: F32Vector, const STORE_A: bool, const STO
     ga: *mut f32,
     gb: *mut f32,
 ) -> [V::Partials; 4] {
-    // SAFETY: the caller's promise for the CPU and for `ga` and `gb`; l + WIDTH <= TILE,
-    // the length of every row here. `gb` is read after `ga` is written, so a shared row
-    // adds `db` to what `da` left.
+    const { assert!(LIVE <= TILE && LIVE.is_multiple_of(PARTIALS)) };
+    // SAFETY: the caller's promise for the CPU and for `ga` and `gb`; l + WIDTH <= LIVE <=
+    // TILE, the length of every row here. `gb` is read after `ga` is written, so a shared
+    // row adds `db` to what `da` left.
     unsafe {
         let (c1, c2, c3) = (V::splat(c[1]), V::splat(c[2]), V::splat(c[3]));
         let mut acc = [V::zero_partials(); 4];
-        for step in 0..TILE / V::WIDTH {
+        for step in 0..LIVE / V::WIDTH {
             let (l, h) = (step * V::WIDTH, step % (PARTIALS / V::WIDTH));
             let (av, bv, gv) = (
                 V::load(a.as_ptr().add(l)),

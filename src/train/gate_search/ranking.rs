@@ -271,43 +271,52 @@ impl WireTap {
 }
 
 impl BackwardTap for WireTap {
-    fn tile(&self, (_, tile): (usize, usize), acts: &[f32], grads: &[f32], plan: &BackwardPlan) {
+    fn tile(
+        &self,
+        (_, tile): (usize, usize),
+        (acts, grads, live): (&[f32], &[f32], usize),
+        plan: &BackwardPlan,
+    ) {
         let mut sums = lock(&self.per_tile[tile]);
+        let row = |table, r| tile_row(table, r, live);
         for g in &self.gates {
             let Some(slot) = plan.kept_slot(g.row) else {
                 continue;
             };
-            let out = tile_row(grads, slot);
+            let out = row(grads, slot);
             if out.iter().all(|&x| x == 0.0) {
                 continue;
             }
-            let (a, b) = (tile_row(acts, g.reads.0), tile_row(acts, g.reads.1));
+            let (a, b) = (row(acts, g.reads.0), row(acts, g.reads.1));
             let [_, k1, k2, k3] = g.k;
-            let wa: [f32; TILE] = std::array::from_fn(|i| out[i] * (k1 + k3 * b[i]));
-            let wb: [f32; TILE] = std::array::from_fn(|i| out[i] * (k2 + k3 * a[i]));
-            let (now_a, now_b) = (dot(&wa, a), dot(&wb, b));
+            let (mut wa, mut wb) = ([0.0f32; TILE], [0.0f32; TILE]);
+            for i in 0..live {
+                wa[i] = out[i] * (k1 + k3 * b[i]);
+                wb[i] = out[i] * (k2 + k3 * a[i]);
+            }
+            let (wa, wb) = (&wa[..live], &wb[..live]);
+            let (now_a, now_b) = (dot(wa, a), dot(wb, b));
             let sources = &self.sources[g.layer];
             let n = sources.len();
             let (for_a, for_b) = sums[g.offset..g.offset + 2 * n].split_at_mut(n);
             for (j, &source) in sources.iter().enumerate() {
-                let s = tile_row(acts, source);
-                for_a[j] += dot(&wa, s) - now_a;
-                for_b[j] += dot(&wb, s) - now_b;
+                let s = row(acts, source);
+                for_a[j] += dot(wa, s) - now_a;
+                for_b[j] += dot(wb, s) - now_b;
             }
         }
     }
 }
 
-/// Row `r` of a `rows x TILE` table.
-fn tile_row(table: &[f32], r: usize) -> &[f32; TILE] {
-    table[r * TILE..(r + 1) * TILE]
-        .try_into()
-        .expect("a whole row")
+/// The first `live` lanes of row `r` of a `rows x TILE` table: the lanes a tile ran (its
+/// padding lanes would add only zeros here).
+fn tile_row(table: &[f32], r: usize, live: usize) -> &[f32] {
+    &table[r * TILE..][..live]
 }
 
-/// A tile's dot product, in a fixed order of eight partial sums (the compiler keeps them
-/// in one vector register).
-fn dot(x: &[f32; TILE], y: &[f32; TILE]) -> f64 {
+/// A tile's dot product over its live lanes (a multiple of eight), in a fixed order of
+/// eight partial sums (the compiler keeps them in one vector register).
+fn dot(x: &[f32], y: &[f32]) -> f64 {
     let mut partial = [0.0f32; 8];
     for (x, y) in x.chunks_exact(8).zip(y.chunks_exact(8)) {
         for i in 0..8 {
