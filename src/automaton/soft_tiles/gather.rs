@@ -33,11 +33,21 @@ fn gather_patch_body(
     acts: &mut [f32],
 ) {
     let tile_len = channels * TILE;
+    let zeros = [0.0; TILE];
     // Which lanes each copy takes depends on the position, not the channel: found once
     // for all channels.
     for p in 0..PATCH {
-        for c in 0..channels {
-            acts[(c * PATCH + p) * TILE..][..TILE].fill(0.0);
+        // Lanes that see nothing at `p` (outside a zero-padded grid, padding) read zero;
+        // on a wrapping grid every real lane sees something, so mostly none is cleared.
+        let unseen = !shifts
+            .shifts(p)
+            .fold(0, |seen, (_, lanes)| seen | tile_bits(lanes, tile))
+            & (u64::MAX >> (64 - TILE));
+        if unseen != 0 {
+            for c in 0..channels {
+                let out = &mut acts[(c * PATCH + p) * TILE..][..TILE];
+                select_lanes(out, &zeros, unseen, |o, v| *o = v);
+            }
         }
         for (offset, lanes) in shifts.shifts(p) {
             let seen = tile_bits(lanes, tile);
