@@ -123,6 +123,12 @@ pub enum ConfigError {
          already (it is for checkerboard-async)"
     )]
     CurriculumSyncTask { task: &'static str },
+    #[error(
+        "--curriculum-alternate alternates the curriculum's epochs with the task's; this \
+         run has no curriculum (set --curriculum-size or --curriculum-steps, and \
+         --curriculum-share)"
+    )]
+    AlternateWithoutCurriculum,
     #[error("{what} must be {expected}, got {got}")]
     OutOfRange {
         what: &'static str,

@@ -369,7 +369,10 @@ impl TrainSettings {
             return Err(ConfigError::CurriculumSyncTask { task });
         }
         if !self.recipe.has_curriculum() {
-            return Ok(());
+            return match self.recipe.curriculum_alternate {
+                true => Err(ConfigError::AlternateWithoutCurriculum),
+                false => Ok(()),
+            };
         }
         let steps = self.recipe.curriculum_steps;
         if steps >= config.steps {

@@ -125,6 +125,11 @@ pub struct Recipe {
     /// a rule found that way may then only have to learn to wait for slow neighbours.
     #[serde(default)]
     pub curriculum_sync: bool,
+    /// During the curriculum, train every other epoch (the even ones) on the task's own
+    /// grids: a rule that must hold the lizard both on its wrapping 20x20 grid and where
+    /// it has room learns from both in turn, with one optimizer state.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub curriculum_alternate: bool,
     /// Side of the square grids that an attempt trains on once its batch is right, for
     /// the rest of its epochs (0: none; tasks grown from the centre, larger than the
     /// task's grid). On such a grid the pattern grows with no wrap for a rule to lean on,
@@ -263,6 +268,10 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 fn adam_epsilon() -> f32 {
     1e-8
 }
@@ -355,6 +364,7 @@ impl Recipe {
             curriculum_steps: 0,
             curriculum_share: 0.0,
             curriculum_sync: false,
+            curriculum_alternate: false,
             finish_size: 0,
             starts: 1,
             starts_share: 0.0,
@@ -395,6 +405,13 @@ impl Recipe {
     /// shorter rollouts than the task's).
     pub fn in_curriculum(&self, epoch: usize, epochs: usize) -> bool {
         self.has_curriculum() && epoch <= self.curriculum_epochs(epochs)
+    }
+
+    /// Whether `epoch` (1-based), inside the curriculum, trains on its grids or
+    /// rollouts: every one, or with [`curriculum_alternate`](Self::curriculum_alternate)
+    /// the odd ones (the even ones train on the task's).
+    pub fn on_curriculum_grids(&self, epoch: usize) -> bool {
+        !self.curriculum_alternate || epoch % 2 == 1
     }
 
     /// The epochs of a run of `epochs` that train on the curriculum, its first ones (0:
@@ -649,6 +666,15 @@ mod tests {
             "shorter rollouts alone are one too"
         );
         assert!(!recipe.chooses_start_after(2, 10) && recipe.chooses_start_after(3, 10));
+    }
+
+    #[test]
+    fn an_alternating_curriculum_keeps_its_grids_for_the_odd_epochs() {
+        let mut recipe = Recipe::named(RecipeName::Paper, TaskKind::Lizard, (20, 20));
+        assert!((1..=4).all(|e| recipe.on_curriculum_grids(e)));
+        recipe.curriculum_alternate = true;
+        let odd: Vec<_> = (1..=6).filter(|&e| recipe.on_curriculum_grids(e)).collect();
+        assert_eq!(odd, [1, 3, 5]);
     }
 
     #[test]

@@ -346,6 +346,15 @@ pub static KNOBS: &[Knob] = &[
         range: Range::Any,
     },
     Knob {
+        key: "curriculum-alternate",
+        value_name: "ALTERNATE",
+        help: "During the curriculum, train every other epoch on the task's own grids \
+               (odd epochs the curriculum's, even ones the task's), so that a rule learns \
+               both with one optimizer; true or false [default: the recipe's, false]",
+        target: Target::Switch(|_, s| &mut s.recipe.curriculum_alternate),
+        range: Range::Any,
+    },
+    Knob {
         key: "finish-size",
         value_name: "SIDE",
         help: "Once an attempt's batch is right, train the rest of it on square grids of \

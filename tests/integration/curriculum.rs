@@ -154,3 +154,29 @@ fn a_curriculum_no_shorter_than_the_task_is_refused() {
         "the curriculum's rollouts (12 steps) must be shorter than the task's (12 steps)"
     );
 }
+
+/// With `curriculum-alternate`, the odd epochs train on the curriculum's grids and the
+/// even ones on the task's, to the curriculum's end: the curriculum's objective is kept
+/// between its epochs.
+#[test]
+fn an_alternating_curriculum_trains_its_grids_and_the_tasks_in_turn() {
+    let mut alternating = trainer(&[
+        "curriculum-size=8",
+        "curriculum-share=1",
+        "curriculum-alternate=true",
+    ]);
+    // As above: an 8x8 batch's soft loss is at most its 2 x 64 target bits, a fresh
+    // model's 16x16 one near 256.
+    let small_cells = 2.0 * 64.0;
+    for epoch in 1..=6 {
+        let metrics = alternating.epoch(epoch).unwrap().metrics;
+        if epoch % 2 == 1 {
+            assert!(metrics.soft_loss <= small_cells, "{epoch}: {metrics:?}");
+        } else {
+            assert!(
+                metrics.soft_loss > 1.5 * small_cells,
+                "{epoch}: {metrics:?}"
+            );
+        }
+    }
+}

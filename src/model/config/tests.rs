@@ -167,6 +167,19 @@ fn a_synchronous_curriculum_drops_the_fire_masks_of_asynchronous_tasks_only() {
 }
 
 #[test]
+fn alternating_needs_a_curriculum() {
+    let (config, mut settings) = preset(TaskKind::Lizard, false);
+    settings.recipe.curriculum_alternate = true;
+    assert_eq!(
+        validate(&config, &settings),
+        Err(ConfigError::AlternateWithoutCurriculum)
+    );
+    settings.recipe.curriculum_size = 24;
+    settings.recipe.curriculum_share = 1.0;
+    assert_eq!(validate(&config, &settings), Ok(()));
+}
+
+#[test]
 fn steps_are_bounded_alike_everywhere() {
     assert_eq!(check_steps(0), Err(ConfigError::NoSteps));
     assert_eq!(check_steps(MAX_STEPS), Ok(()));

@@ -100,11 +100,12 @@ impl Trainer {
             hardness => Forward::StraightThrough(hardness),
         };
         let sharpness = s.recipe.sharpness(epoch, s.epochs);
-        let small = match s.recipe.in_curriculum(epoch, s.epochs) {
-            true => self.curriculum.is_some(),
+        let in_curriculum = s.recipe.in_curriculum(epoch, s.epochs);
+        let small = match in_curriculum {
+            true => self.curriculum.is_some() && s.recipe.on_curriculum_grids(epoch),
             false => self.enter_finish(epoch),
         };
-        if !small {
+        if !small && !in_curriculum {
             // Its buffers are not needed again; freeing them keeps the peak memory of a
             // run that of its larger objective.
             self.curriculum = None;
