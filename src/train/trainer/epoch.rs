@@ -100,16 +100,7 @@ impl Trainer {
             hardness => Forward::StraightThrough(hardness),
         };
         let sharpness = s.recipe.sharpness(epoch, s.epochs);
-        let in_curriculum = s.recipe.in_curriculum(epoch, s.epochs);
-        let small = match in_curriculum {
-            true => self.curriculum.is_some() && s.recipe.on_curriculum_grids(epoch),
-            false => self.enter_finish(epoch),
-        };
-        if !small && !in_curriculum {
-            // Its buffers are not needed again; freeing them keeps the peak memory of a
-            // run that of its larger objective.
-            self.curriculum = None;
-        }
+        let small = self.on_other_grids(epoch);
         self.draw_gate_noise();
         self.draw_hard_gates();
         let metrics = if small {
@@ -280,6 +271,23 @@ impl Trainer {
             self.finishing = Some(epoch);
         }
         true
+    }
+
+    /// Whether `epoch` trains on the curriculum's or the finish's grids rather than the
+    /// task's; past the curriculum, its objective is freed.
+    fn on_other_grids(&mut self, epoch: usize) -> bool {
+        let s = &self.settings;
+        let in_curriculum = s.recipe.in_curriculum(epoch, s.epochs);
+        let small = match in_curriculum {
+            true => self.curriculum.is_some() && s.recipe.on_curriculum_grids(epoch),
+            false => self.enter_finish(epoch),
+        };
+        if !small && !in_curriculum {
+            // Its buffers are not needed again; freeing them keeps the peak memory of a
+            // run that of its larger objective.
+            self.curriculum = None;
+        }
+        small
     }
 
     /// Exchanges the model, its progress and the wiring the objectives run with a
