@@ -40,9 +40,10 @@ pub enum InputRows<'r> {
     Shared(&'r mut Lanes),
 }
 
-/// One gate's backward over the first `LIVE` lanes of a tile (a multiple of [`BLOCK`]): `g*(c1 + c3*b)` into `a`'s gradient row and
-/// `g*(c2 + c3*a)` into `b`'s, each stored (if `store.0` / `store.1`) or added; returns the
-/// four coefficient gradients as partial sums (lane `l` into partial `l % PARTIALS`),
+/// One gate's backward over the first `LIVE` lanes of a tile (a multiple of [`BLOCK`]):
+/// `g*(c1 + c3*b)` into `a`'s gradient row and `g*(c2 + c3*a)` into `b`'s, each stored (if
+/// `store.0` / `store.1`) or added; returns the four coefficient gradients as partial sums
+/// (lane `l` into partial `l % PARTIALS`),
 /// which [`sum`](Self::sum) adds as a halving tree
 /// ([`sum_partials`](super::reference::sum_partials)). Every implementation gives the
 /// same bits.
@@ -81,8 +82,8 @@ pub trait GateForward {
 }
 
 /// Implements [`GateBackward`] for `$kernel` with intrinsics functions
-/// `$lanes::<LIVE, STORE_A, STORE_B>(c, a, b, g, ga, gb)`, which takes the gradient rows as
-/// pointers (equal for a shared row, which then takes `a`'s gradient first and adds
+/// `$lanes::<LIVE, STORE_A, STORE_B>(c, a, b, g, ga, gb)`, which takes the gradient rows
+/// as pointers (equal for a shared row, which then takes `a`'s gradient first and adds
 /// `b`'s) and returns `$partials`, and `$sum(partials)`; both must be called only where
 /// the CPU has their features. `$defer` is [`GateBackward::DEFER_SUM`].
 #[cfg(target_arch = "x86_64")]

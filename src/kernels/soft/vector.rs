@@ -41,8 +41,9 @@ pub(super) trait F32Vector: Copy {
     unsafe fn mul_add(self, b: Self, c: Self) -> Self;
 }
 
-/// One gate's forward on lanes `0..LIVE`, `WIDTH` lanes a step, the coefficients broadcast from memory
-/// (the compiler's own loop used a shuffle, which takes a multiply-add's port).
+/// One gate's forward on lanes `0..LIVE`, `WIDTH` lanes a step, the coefficients
+/// broadcast from memory (the compiler's own loop used a shuffle, which takes a
+/// multiply-add's port).
 ///
 /// # Safety
 /// The CPU has `V`'s instruction set.
@@ -67,9 +68,9 @@ pub(super) unsafe fn forward_lanes<V: F32Vector, const LIVE: usize>(
     }
 }
 
-/// One gate's backward on lanes `0..LIVE`, `WIDTH` lanes a step; `STORE_*` store rather than add. Returns
-/// each coefficient's partials: step `s` adds to register `s % (PARTIALS / WIDTH)` of
-/// them, so lane `l` goes to partial `l % PARTIALS`.
+/// One gate's backward on lanes `0..LIVE`, `WIDTH` lanes a step; `STORE_*` store rather
+/// than add. Returns each coefficient's partials: step `s` adds to register `s %
+/// (PARTIALS / WIDTH)` of them, so lane `l` goes to partial `l % PARTIALS`.
 ///
 /// One flat loop over the steps rather than a loop over groups of `PARTIALS` lanes
 /// around one over their registers: nested, the AVX-512 backward compiled to another
