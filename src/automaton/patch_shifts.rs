@@ -15,6 +15,10 @@ use crate::kernels::simd::multiversioned;
 use crate::automaton::geometry::{Geometry, NO_LANE};
 use crate::model::config::PATCH;
 
+/// Most shifts a patch position takes: the offset inside the grid, and where a periodic
+/// grid wraps, across a row, a column, or both.
+pub const MAX_SHIFTS: usize = 4;
+
 /// The lanes of one patch position that see the lane `offset` away, as a bit mask.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Shift {
@@ -52,6 +56,11 @@ impl PatchShifts {
                 };
                 shifts[at].lanes[lane / 64] |= 1 << (lane % 64);
             }
+            assert!(
+                shifts.len() <= MAX_SHIFTS,
+                "patch position {p} takes {} shifts: a grid's wrapping gives at most {MAX_SHIFTS}",
+                shifts.len()
+            );
             shifts
         });
         let margin = positions

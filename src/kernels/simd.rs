@@ -140,7 +140,8 @@ fn checked(wanted: SimdLevel) -> Result<SimdLevel, SimdError> {
 
 /// Defines `$name(args)`, which runs the `#[inline(always)]` function `$body` compiled for
 /// the [active](SimdLevel::active) level, and with `/ $name_at` also `$name_at(level,
-/// args)` for a given one (for tests and benches). `avx2 => $avx2` and `avx512 => $avx512`
+/// args)` for a given one (for tests and benches); `fn _ / $name_at` defines only the
+/// latter. `avx2 => $avx2` and `avx512 => $avx512`
 /// name hand-written bodies for those levels (x86_64 only), which must give `$body`'s bits.
 ///
 /// The level's features are enabled on a wrapper into which `$body` is inlined, so the
@@ -159,6 +160,12 @@ macro_rules! multiversioned {
         $vis fn $name($($arg: $ty),*) {
             let level = $crate::kernels::simd::SimdLevel::active();
             $crate::kernels::simd::multiversioned!(@dispatch level, $body, $body, $body, $($arg: $ty),*)
+        }
+    };
+    ($(#[$meta:meta])* $vis:vis fn _ / $name_at:ident ($($arg:ident: $ty:ty),* $(,)?) => $body:path, avx2 => $avx2:path, avx512 => $avx512:path) => {
+        $(#[$meta])*
+        $vis fn $name_at(level: $crate::kernels::simd::SimdLevel, $($arg: $ty),*) {
+            $crate::kernels::simd::multiversioned!(@dispatch level, $body, $avx2, $avx512, $($arg: $ty),*)
         }
     };
     (@define [$(#[$meta:meta])*] $vis:vis $name:ident $name_at:ident ($($arg:ident: $ty:ty),*) $body:path, $avx2:path, $avx512:path) => {

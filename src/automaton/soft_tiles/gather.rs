@@ -2,7 +2,9 @@
 
 use crate::automaton::masks::FireMasks;
 use crate::automaton::patch_shifts::PatchShifts;
-use crate::automaton::soft_tiles::{segments, select_lanes, tile_bits};
+#[cfg(target_arch = "x86_64")]
+use crate::automaton::soft_tiles::avx512;
+use crate::automaton::soft_tiles::{gather_moves, select_lanes};
 use crate::kernels::plan::ForwardRows;
 use crate::kernels::simd::multiversioned;
 use crate::kernels::soft::TILE;
@@ -13,17 +15,19 @@ multiversioned! {
     /// Fills rows `c*9 + p` of a tile's activations with what each lane sees; `state` is
     /// the window of tiles `first..` and `tiles` is `(tile, first)`. Each position is a
     /// few shifted copies of the state's channel rows ([`PatchShifts`]), each kept where
-    /// its offset applies: whole-row copies instead of a table lookup per lane, which
-    /// the wider instruction sets do as masked moves.
-    pub(in crate::automaton) fn gather_patch(
+    /// its offset applies: whole-row copies instead of a table lookup per lane.
+    pub(in crate::automaton) fn gather_patch / gather_patch_at(
         shifts: &PatchShifts,
         channels: usize,
         tiles: (usize, usize),
         state: &[f32],
         acts: &mut [f32],
-    ) => gather_patch_body
+    ) => gather_patch_body,
+        avx2 => gather_patch_body,
+        avx512 => gather_patch_avx512
 }
 
+/// The lane loops: each move a masked copy over the rows of every channel.
 #[inline(always)]
 fn gather_patch_body(
     shifts: &PatchShifts,
@@ -33,40 +37,40 @@ fn gather_patch_body(
     acts: &mut [f32],
 ) {
     let tile_len = channels * TILE;
+    let mut seen = [0u64; PATCH];
+    for m in &gather_moves(shifts, tile) {
+        seen[m.p] |= m.tile_lanes();
+        let src_start = (m.seg.src_tile - first) * tile_len + m.seg.src_start;
+        for c in 0..channels {
+            let out = &mut acts[(c * PATCH + m.p) * TILE..][..TILE];
+            let src = &state[src_start + c * TILE..];
+            select_lanes(&mut out[m.seg.dst.clone()], src, m.mask, |o, v| *o = v);
+        }
+    }
+    // On a wrapping grid every real lane sees something, so mostly none is cleared.
     let zeros = [0.0; TILE];
-    // Which lanes each copy takes depends on the position, not the channel: found once
-    // for all channels.
-    for p in 0..PATCH {
-        // Lanes that see nothing at `p` (outside a zero-padded grid, padding) read zero;
-        // on a wrapping grid every real lane sees something, so mostly none is cleared.
-        let unseen = !shifts
-            .shifts(p)
-            .fold(0, |seen, (_, lanes)| seen | tile_bits(lanes, tile))
-            & (u64::MAX >> (64 - TILE));
+    for (p, seen) in seen.into_iter().enumerate() {
+        let unseen = !seen & (u64::MAX >> (64 - TILE));
         if unseen != 0 {
             for c in 0..channels {
                 let out = &mut acts[(c * PATCH + p) * TILE..][..TILE];
                 select_lanes(out, &zeros, unseen, |o, v| *o = v);
             }
         }
-        for (offset, lanes) in shifts.shifts(p) {
-            let seen = tile_bits(lanes, tile);
-            for seg in segments(tile, offset) {
-                // The lanes of this segment that see the offset; their source is in the
-                // window (a run reads only its own tiles).
-                let mask = seg.lanes(seen >> seg.dst.start);
-                if mask == 0 {
-                    continue;
-                }
-                let src_start = (seg.src_tile - first) * tile_len + seg.src_start;
-                for c in 0..channels {
-                    let out = &mut acts[(c * PATCH + p) * TILE..][..TILE];
-                    let src = &state[src_start + c * TILE..];
-                    select_lanes(&mut out[seg.dst.clone()], src, mask, |o, v| *o = v);
-                }
-            }
-        }
     }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn gather_patch_avx512(
+    shifts: &PatchShifts,
+    channels: usize,
+    (tile, first): (usize, usize),
+    state: &[f32],
+    acts: &mut [f32],
+) {
+    let moves = gather_moves(shifts, tile);
+    avx512::gather_patch(&moves, channels, (first, channels * TILE), state, acts);
 }
 
 /// Writes a tile's new state in its first `live` lanes (the kernels ran no others): the

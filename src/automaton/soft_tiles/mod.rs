@@ -4,21 +4,31 @@
 //!
 //! [`gather`] fills a tile's patch and writes its new state (forward); [`scatter`] seeds
 //! its gradients and sends the patch's gradient back to the cells read (backward); the
-//! lane selection both use is here.
+//! moves both make of the patch's shifts, and the lane selection of their lane loops,
+//! are here; [`avx512`](mod@avx512) makes the same moves in registers.
 //!
 //! [`Geometry::tile_runs`]: crate::automaton::geometry::Geometry::tile_runs
 
 use std::ops::Range;
 
+use arrayvec::ArrayVec;
 use rayon::prelude::*;
 
+use crate::automaton::patch_shifts::{PatchShifts, MAX_SHIFTS};
 use crate::kernels::parameters::GATES_PER_JOB;
 use crate::kernels::soft::TILE;
+use crate::model::config::PATCH;
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 mod gather;
 mod scatter;
 
+#[cfg(test)]
+use gather::gather_patch_at;
 pub(super) use gather::{gather_patch, write_outputs};
+#[cfg(test)]
+use scatter::scatter_patch_grads_at;
 pub(super) use scatter::{scatter_patch_grads, seed_output_grads};
 
 #[inline]
@@ -68,6 +78,66 @@ impl Segment {
     fn lanes(&self, bits: u64) -> u64 {
         bits & (u64::MAX >> (64 - self.dst.len()))
     }
+}
+
+/// One masked whole-row move of a tile's patch work at patch position `p`: the lanes
+/// of `seg` whose bit is set in `mask` (bit 0 for lane `seg.dst.start`). A tile's moves
+/// depend on the geometry, not on the channel: found once, they serve every channel.
+struct Move {
+    p: usize,
+    seg: Segment,
+    mask: u64,
+}
+
+impl Move {
+    /// The move's lanes as bits of the tile (bit `i` for lane `i`).
+    fn tile_lanes(&self) -> u64 {
+        self.mask << self.seg.dst.start
+    }
+}
+
+/// A tile's moves, in patch order: at most two segments for each shift of a position.
+type Moves = ArrayVec<Move, { PATCH * 2 * MAX_SHIFTS }>;
+
+/// The copies that fill `tile`'s patch: each position's shifted copies of the state,
+/// each kept on the lanes where its offset applies. Lanes of no copy (outside a
+/// zero-padded grid, padding) read zero.
+fn gather_moves(shifts: &PatchShifts, tile: usize) -> Moves {
+    let mut moves = Moves::new();
+    for p in 0..PATCH {
+        for (offset, lanes) in shifts.shifts(p) {
+            let seen = tile_bits(lanes, tile);
+            for seg in segments(tile, offset) {
+                let mask = seg.lanes(seen >> seg.dst.start);
+                if mask != 0 {
+                    moves.push(Move { p, seg, mask });
+                }
+            }
+        }
+    }
+    moves
+}
+
+/// The adds that send `tile`'s readers' patch gradients back to it, in patch order: the
+/// gathering's shifts run backwards. A lane takes at most one add per position.
+fn scatter_moves(shifts: &PatchShifts, tile: usize) -> Moves {
+    let mut moves = Moves::new();
+    for p in 0..PATCH {
+        for (offset, lanes) in shifts.shifts(p) {
+            for seg in segments(tile, -offset) {
+                // The readers of this segment's lanes that see them from here.
+                if seg.src_tile * TILE >= lanes.len() * 64 {
+                    continue;
+                }
+                let read = tile_bits(lanes, seg.src_tile);
+                let mask = seg.lanes(read >> seg.src_start);
+                if mask != 0 {
+                    moves.push(Move { p, seg, mask });
+                }
+            }
+        }
+    }
+    moves
 }
 
 /// The (one or two) segments of `tile` shifted by `offset` lanes; none that would start

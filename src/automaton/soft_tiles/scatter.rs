@@ -5,9 +5,11 @@ use rayon::prelude::*;
 
 use crate::automaton::masks::FireMasks;
 use crate::automaton::patch_shifts::PatchShifts;
-use crate::automaton::soft_tiles::{segments, select_lanes, tile_bits};
+#[cfg(target_arch = "x86_64")]
+use crate::automaton::soft_tiles::avx512;
+use crate::automaton::soft_tiles::{scatter_moves, select_lanes};
 use crate::kernels::plan::BackwardPlan;
-use crate::kernels::simd::multiversioned;
+use crate::kernels::simd::{multiversioned, SimdLevel};
 use crate::kernels::soft::TILE;
 use crate::model::circuit::Circuit;
 use crate::model::config::PATCH;
@@ -42,6 +44,20 @@ pub(in crate::automaton) fn seed_output_grads(
 pub(in crate::automaton) fn scatter_patch_grads(
     shifts: &PatchShifts,
     channels: usize,
+    at: (usize, usize),
+    masks: Option<&FireMasks>,
+    grads: (&[f32], &[f32]),
+    state_grads: &mut [f32],
+) {
+    let level = SimdLevel::active();
+    scatter_patch_grads_at(level, shifts, channels, at, masks, grads, state_grads);
+}
+
+/// [`scatter_patch_grads`] with the kernels of `level`.
+pub(in crate::automaton) fn scatter_patch_grads_at(
+    level: SimdLevel,
+    shifts: &PatchShifts,
+    channels: usize,
     (t, first): (usize, usize),
     masks: Option<&FireMasks>,
     grads: (&[f32], &[f32]),
@@ -51,64 +67,76 @@ pub(in crate::automaton) fn scatter_patch_grads(
         .par_chunks_mut(channels * TILE)
         .enumerate()
         .for_each(|(i, out)| {
-            scatter_tile(shifts, channels, (t, first + i, first), masks, grads, out)
+            let tile = first + i;
+            let kept = (0..TILE).fold(0u64, |kept, l| {
+                let keeps = masks.is_some_and(|m| !m.fires(t, tile * TILE + l));
+                kept | (u64::from(keeps) << l)
+            });
+            let next = &grads.1[i * channels * TILE..][..channels * TILE];
+            scatter_tile_at(
+                level,
+                shifts,
+                channels,
+                (tile, first, kept),
+                (grads.0, next),
+                out,
+            )
         });
 }
 
 multiversioned! {
-    /// [`scatter_patch_grads`] for one tile (`at` is `(t, tile, first)`), which the wider
-    /// instruction sets do as masked adds.
-    fn scatter_tile(
+    /// [`scatter_patch_grads_at`] for one tile (`at` is `(tile, first, kept)`, `kept` a
+    /// bit for each lane whose cell did not fire; `grads` is the window's patch
+    /// gradients and the tile's rows of the next state's).
+    fn _ / scatter_tile_at(
         shifts: &PatchShifts,
         channels: usize,
-        at: (usize, usize, usize),
-        masks: Option<&FireMasks>,
+        at: (usize, usize, u64),
         grads: (&[f32], &[f32]),
         out: &mut [f32],
-    ) => scatter_tile_body
+    ) => scatter_tile_body,
+        avx2 => scatter_tile_body,
+        avx512 => scatter_tile_avx512
 }
 
+/// The lane loops: each move a masked add over the rows of every channel.
 #[inline(always)]
 fn scatter_tile_body(
     shifts: &PatchShifts,
     channels: usize,
-    (t, tile, first): (usize, usize, usize),
-    masks: Option<&FireMasks>,
-    (patch_grads, next_grads): (&[f32], &[f32]),
+    (tile, first, kept): (usize, usize, u64),
+    (patch_grads, next): (&[f32], &[f32]),
     out: &mut [f32],
 ) {
     let patch_len = channels * PATCH * TILE;
-    let tile_len = channels * TILE;
-    let i = tile - first;
     for c in 0..channels {
         let g = &mut out[c * TILE..][..TILE];
-        let next = &next_grads[i * tile_len + c * TILE..][..TILE];
+        let next = &next[c * TILE..][..TILE];
         for (l, (g, &next)) in g.iter_mut().zip(next).enumerate() {
-            let kept = masks.is_some_and(|m| !m.fires(t, tile * TILE + l));
-            *g = if kept { next } else { 0.0 };
+            *g = if (kept >> l) & 1 != 0 { next } else { 0.0 };
         }
     }
-    // As in the gather, each add's lanes are found once for all channels; a channel's
-    // adds still come in patch order.
-    for p in 0..PATCH {
-        for (offset, lanes) in shifts.shifts(p) {
-            for seg in segments(tile, -offset) {
-                // The readers of this segment's lanes that see them from here.
-                if seg.src_tile * TILE >= lanes.len() * 64 {
-                    continue;
-                }
-                let read = tile_bits(lanes, seg.src_tile);
-                let mask = seg.lanes(read >> seg.src_start);
-                if mask == 0 {
-                    continue;
-                }
-                let src_start = (seg.src_tile - first) * patch_len + p * TILE + seg.src_start;
-                for c in 0..channels {
-                    let g = &mut out[c * TILE..][..TILE];
-                    let src = &patch_grads[src_start + c * PATCH * TILE..];
-                    select_lanes(&mut g[seg.dst.clone()], src, mask, |o, v| *o += v);
-                }
-            }
+    // Each add's lanes are found once for all channels; a channel's adds still come in
+    // patch order.
+    for m in &scatter_moves(shifts, tile) {
+        let src_start = (m.seg.src_tile - first) * patch_len + m.p * TILE + m.seg.src_start;
+        for c in 0..channels {
+            let g = &mut out[c * TILE..][..TILE];
+            let src = &patch_grads[src_start + c * PATCH * TILE..];
+            select_lanes(&mut g[m.seg.dst.clone()], src, m.mask, |o, v| *o += v);
         }
     }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn scatter_tile_avx512(
+    shifts: &PatchShifts,
+    channels: usize,
+    (tile, first, kept): (usize, usize, u64),
+    grads: (&[f32], &[f32]),
+    out: &mut [f32],
+) {
+    let moves = scatter_moves(shifts, tile);
+    avx512::scatter_tile(&moves, channels, (first, kept), grads, out);
 }

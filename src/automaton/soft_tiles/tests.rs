@@ -2,13 +2,15 @@ use super::*;
 use crate::automaton::geometry::{Geometry, NO_LANE};
 use crate::automaton::masks::FireMasks;
 use crate::automaton::patch_shifts::PatchShifts;
+use crate::kernels::simd::SimdLevel;
 use crate::model::config::PATCH;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Geometries with one tile per grid, several, a tile shared by grids, padding lanes
-/// and periodic wrapping.
-const CASES: [(usize, usize, usize, bool); 6] = [
+/// and periodic wrapping (20x20: grid rows that start mid-tile, as the lizard's).
+const CASES: [(usize, usize, usize, bool); 7] = [
+    (1, 20, 20, true),
     (2, 16, 16, false),
     (1, 16, 16, true),
     (3, 10, 10, false),
@@ -21,17 +23,25 @@ fn random(len: usize, rng: &mut ChaCha8Rng) -> Vec<f32> {
     (0..len).map(|_| rng.random_range(-1.0..1.0)).collect()
 }
 
+/// Each case at each instruction set this CPU has.
+fn cases_at_every_level() -> impl Iterator<Item = ((usize, usize, usize, bool), SimdLevel)> {
+    CASES
+        .into_iter()
+        .flat_map(|case| SimdLevel::available().map(move |level| (case, level)))
+}
+
 /// The runs of a geometry, each as (first tile, tiles).
 fn runs(g: &Geometry) -> Vec<(usize, usize)> {
     g.tile_runs().iter().map(|r| (r.start, r.len())).collect()
 }
 
-/// Every gathered value is the one the neighbour table names, bit for bit.
+/// Every gathered value is the one the neighbour table names, bit for bit, at every
+/// instruction set.
 #[test]
 fn the_gathered_patch_is_what_the_neighbour_table_names() {
     let mut rng = ChaCha8Rng::seed_from_u64(4);
-    let channels = 2;
-    for (batch, h, w, periodic) in CASES {
+    let channels = 3;
+    for ((batch, h, w, periodic), level) in cases_at_every_level() {
         let g = Geometry::new(batch, h, w, periodic, TILE);
         let shifts = PatchShifts::new(&g);
         let state = random(g.tiles() * channels * TILE, &mut rng);
@@ -39,7 +49,7 @@ fn the_gathered_patch_is_what_the_neighbour_table_names() {
             let window = &state[first * channels * TILE..][..tiles * channels * TILE];
             for tile in first..first + tiles {
                 let mut acts = vec![f32::NAN; channels * PATCH * TILE];
-                gather_patch(&shifts, channels, (tile, first), window, &mut acts);
+                gather_patch_at(level, &shifts, channels, (tile, first), window, &mut acts);
                 for c in 0..channels {
                     for p in 0..PATCH {
                         for i in 0..TILE {
@@ -52,7 +62,7 @@ fn the_gathered_patch_is_what_the_neighbour_table_names() {
                             assert_eq!(
                                 got.to_bits(),
                                 expected.to_bits(),
-                                "{batch}x{h}x{w} tile {tile} c{c} p{p} lane {i}"
+                                "{level}: {batch}x{h}x{w} tile {tile} c{c} p{p} lane {i}"
                             );
                         }
                     }
@@ -63,12 +73,12 @@ fn the_gathered_patch_is_what_the_neighbour_table_names() {
 }
 
 /// Every lane's gradient is what its readers' patches received, added in patch order
-/// after what a cell that did not fire keeps, bit for bit.
+/// after what a cell that did not fire keeps, bit for bit, at every instruction set.
 #[test]
 fn the_scattered_gradient_sums_what_the_reader_table_names_in_patch_order() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let channels = 2;
-    for (batch, h, w, periodic) in CASES {
+    let channels = 3;
+    for ((batch, h, w, periodic), level) in cases_at_every_level() {
         let g = Geometry::new(batch, h, w, periodic, TILE);
         let shifts = PatchShifts::new(&g);
         let patch_len = channels * PATCH * TILE;
@@ -83,7 +93,15 @@ fn the_scattered_gradient_sums_what_the_reader_table_names_in_patch_order() {
                     &patch[first * patch_len..][..tiles * patch_len],
                     &next[first * tile_len..][..tiles * tile_len],
                 );
-                scatter_patch_grads(&shifts, channels, (1, first), masks, grads, &mut out);
+                scatter_patch_grads_at(
+                    level,
+                    &shifts,
+                    channels,
+                    (1, first),
+                    masks,
+                    grads,
+                    &mut out,
+                );
                 for lane in first * TILE..(first + tiles) * TILE {
                     let kept = masks.is_some_and(|m| !m.fires(1, lane));
                     for c in 0..channels {
@@ -100,7 +118,7 @@ fn the_scattered_gradient_sums_what_the_reader_table_names_in_patch_order() {
                         assert_eq!(
                             got.to_bits(),
                             expected.to_bits(),
-                            "{batch}x{h}x{w} lane {lane} c{c}"
+                            "{level}: {batch}x{h}x{w} lane {lane} c{c}"
                         );
                     }
                 }
