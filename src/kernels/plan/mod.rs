@@ -6,4 +6,5 @@ mod backward;
 mod forward;
 
 pub use backward::BackwardPlan;
+pub(in crate::kernels) use backward::BackwardStep;
 pub use forward::{ForwardPlan, ForwardRows};
