@@ -6,5 +6,4 @@ mod backward;
 mod forward;
 
 pub use backward::BackwardPlan;
-pub(in crate::kernels) use backward::BackwardStep;
 pub use forward::{ForwardPlan, ForwardRows};

@@ -24,7 +24,7 @@ mod vector;
 
 pub use lanes::{live_lanes, BLOCK, TILE};
 
-use crate::kernels::plan::{BackwardPlan, BackwardStep, ForwardRows};
+use crate::kernels::plan::{BackwardPlan, ForwardRows};
 use crate::kernels::simd::multiversioned;
 use crate::model::circuit::GateRef;
 use lanes::{GateBackward, GateForward, InputRows, Lanes};
@@ -226,9 +226,7 @@ fn backward_with<K: GateBackward, const LIVE: usize>(
             gate_slots.wrapping_add(s)
         }
     };
-    let steps = plan.steps();
-    for (i, step) in steps.iter().enumerate() {
-        sums.prefetch(steps.get(i + PREFETCH_AHEAD));
+    for step in plan.steps() {
         // SAFETY: checked above: every row, slot and parameter named is in its table;
         // the plan gives a gate's output a slot apart from its inputs', and two
         // different live rows never share a slot.
@@ -256,31 +254,6 @@ fn backward_with<K: GateBackward, const LIVE: usize>(
     }
 }
 
-/// Gates ahead whose coefficient totals the gate loop asks the cache for. A tile's totals
-/// (32 bytes a parameter, 145 KB for the lizard) are read once per gate in an order the
-/// hardware does not foresee, and a wide model's recomputed rows push them out of the
-/// L2 between steps: without the hint, the add to them was a third of the lizard's
-/// backward samples.
-const PREFETCH_AHEAD: usize = 8;
-
-/// Asks the cache for the line(s) of `totals`; changes nothing else.
-#[inline(always)]
-fn prefetch_totals(totals: &[f64; 4]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = totals.as_ptr().cast::<i8>();
-        // SAFETY: a prefetch reads nothing the program sees and faults on nothing; both
-        // ends of the 32 bytes, which may lie on two lines.
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(p);
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(31));
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = totals;
-}
-
 /// Adds each gate's coefficient sums to the totals in gate order; where the kernel defers
 /// them ([`GateBackward::DEFER_SUM`]), a gate's partials are summed once the next gate's
 /// lanes are under way.
@@ -305,14 +278,6 @@ impl<K: GateBackward> CoefSums<'_, K> {
     fn add(&mut self, param: usize, partials: K::Partials) {
         for (total, sum) in self.totals[param].iter_mut().zip(K::sum(partials)) {
             *total += f64::from(sum);
-        }
-    }
-
-    /// Asks the cache for the totals of the gate `ahead`, if any.
-    #[inline(always)]
-    fn prefetch(&self, ahead: Option<&BackwardStep>) {
-        if let Some(step) = ahead {
-            prefetch_totals(&self.totals[step.param()]);
         }
     }
 
