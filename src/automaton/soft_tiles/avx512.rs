@@ -62,10 +62,11 @@ fn check_sources(moves: &ChunkMoves, channels: usize, stride: usize, len: usize)
 pub(super) fn gather_patch(
     moves: &Moves,
     channels: usize,
-    (first, tile_len): (usize, usize),
+    first: usize,
     state: &[f32],
     acts: &mut [f32],
 ) {
+    let tile_len = channels * TILE;
     let mut chunks = ChunkMoves::new();
     for p in 0..PATCH {
         for j in 0..CHUNKS {

@@ -70,7 +70,7 @@ fn gather_patch_avx512(
     acts: &mut [f32],
 ) {
     let moves = gather_moves(shifts, tile);
-    avx512::gather_patch(&moves, channels, (first, channels * TILE), state, acts);
+    avx512::gather_patch(&moves, channels, first, state, acts);
 }
 
 /// Writes a tile's new state in its first `live` lanes (the kernels ran no others): the
