@@ -167,8 +167,9 @@ pub enum ConfigError {
     )]
     PoolWithStarts { starts: usize },
     #[error(
-        "--pool trains from the states the task's rollout leaves; a curriculum trains \
-         other rollouts first: use --curriculum-share 0"
+        "--pool trains from the states one kind of rollout leaves: a curriculum with it must \
+         cover the whole run (--curriculum-share 1) with the task's steps, or be left out \
+         (--curriculum-share 0)"
     )]
     PoolWithCurriculum,
     #[error("--pool-from {share} says when batches start coming from the pool; set --pool too")]

@@ -306,7 +306,8 @@ impl TrainSettings {
     }
 
     /// A sample pool is for tasks grown from one fixed state, holds a batch, and trains
-    /// one model on grids of the task's size.
+    /// one model on grids of one size: the task's, or a curriculum's that covers the
+    /// whole run with the task's steps.
     fn validate_pool(&self, config: &ModelConfig) -> Result<(), ConfigError> {
         let r = &self.recipe;
         if r.pool == 0 {
@@ -338,7 +339,8 @@ impl TrainSettings {
         if r.starts > 1 {
             return Err(ConfigError::PoolWithStarts { starts: r.starts });
         }
-        if r.has_curriculum() {
+        let whole_run = r.curriculum_share == 1.0 && !r.curriculum_alternate;
+        if r.has_curriculum() && (!whole_run || r.curriculum_steps > 0) {
             return Err(ConfigError::PoolWithCurriculum);
         }
         Ok(())

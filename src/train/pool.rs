@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::automaton::grid::Grids;
 use crate::automaton::hard_run::HardRun;
 use crate::evaluate::hard::HardEvaluator;
-use crate::model::config::ModelConfig;
+use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::network::Model;
 use crate::tasks;
 
@@ -146,6 +146,14 @@ impl SamplePool {
             *v = f32::from(u8::from(words[i / 64] >> (i % 64) & 1 == 1));
         }
     }
+}
+
+/// The task whose grids a run's pool holds: the curriculum's when the recipe has one
+/// (a pool is allowed only with a curriculum that covers the whole run), else the task's.
+pub fn pool_config(config: &ModelConfig, settings: &TrainSettings) -> ModelConfig {
+    settings
+        .curriculum_config(config)
+        .unwrap_or_else(|| config.clone())
 }
 
 /// The state a growing task starts from, one grid (it draws nothing from a generator).

@@ -46,11 +46,12 @@ fn outputs() -> RunOutputs {
     }
 }
 
-#[test]
-fn a_resumed_run_equals_one_never_stopped() {
-    let curriculum: &[&str] = &["curriculum-size=4", "curriculum-share=0.5"];
-    let starts: &[&str] = &["curriculum-size=4", "curriculum-share=0.5", "starts=3"];
-    let runs: [(TaskKind, &[&str]); 7] = [
+/// The runs stopped and resumed: each recipe feature that carries state across epochs.
+fn resumed_runs() -> [(TaskKind, &'static [&'static str]); 8] {
+    let curriculum: &'static [&'static str] = &["curriculum-size=4", "curriculum-share=0.5"];
+    let starts: &'static [&'static str] =
+        &["curriculum-size=4", "curriculum-share=0.5", "starts=3"];
+    [
         (
             TaskKind::Checkerboard,
             &[
@@ -70,14 +71,30 @@ fn a_resumed_run_equals_one_never_stopped() {
             TaskKind::Lizard,
             &["finish-size=0", "pool=5", "batch=2", "pool-damage=1"],
         ),
+        // A pool of the whole run's larger curriculum grids.
+        (
+            TaskKind::Lizard,
+            &[
+                "finish-size=0",
+                "pool=5",
+                "batch=2",
+                "pool-damage=1",
+                "curriculum-size=24",
+                "curriculum-share=1",
+            ],
+        ),
         // From half the run: stopped before the pool phase and in it.
         (
             TaskKind::Lizard,
             &["finish-size=0", "pool=5", "batch=2", "pool-from=0.5"],
         ),
-    ];
+    ]
+}
+
+#[test]
+fn a_resumed_run_equals_one_never_stopped() {
     let dir = tempfile::tempdir().unwrap();
-    for (task, changes) in runs {
+    for (task, changes) in resumed_runs() {
         let (whole, whole_history) = train(trainer(task, changes), 0);
         for stop_after in [1, 5, 11] {
             let (first, mut history) = train(trainer(task, changes), stop_after);

@@ -1,5 +1,6 @@
 //! The sample pool's phases: before `--pool-from` a pool run trains as a run without a
-//! pool (every batch from the seed), and from it its batches come from the pool.
+//! pool (every batch from the seed), and from it its batches come from the pool, on the
+//! task's grids or on those of a curriculum that covers the whole run.
 
 use std::ops::ControlFlow;
 
@@ -39,4 +40,17 @@ fn before_its_pool_phase_a_pool_run_trains_as_one_without_a_pool() {
     let from_the_start = soft_losses(&["batch=2", "pool=4"]);
     assert_eq!(plain[0], from_the_start[0], "the pool starts full of seeds");
     assert_ne!(plain[1..5], from_the_start[1..5]);
+}
+
+#[test]
+fn a_pool_on_a_larger_curriculum_grid_feeds_its_batches() {
+    let larger = ["batch=2", "curriculum-size=24", "curriculum-share=1"];
+    let plain = soft_losses(&larger);
+    let pooled = soft_losses(&[&larger[..], &["pool=4", "pool-from=0.5"]].concat());
+    assert_eq!(plain[..5], pooled[..5], "epochs 1 to 5 start from the seed");
+    assert_ne!(
+        plain[5..],
+        pooled[5..],
+        "epochs 6 to 10 start from the pool's 24x24 states"
+    );
 }

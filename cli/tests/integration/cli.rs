@@ -426,6 +426,14 @@ fn bad_input_is_a_one_line_error() {
             &["pattern", "--channels", "0"],
             "--channels: channels must be 1..=128, got 0",
         ),
+        (
+            &["checkerboard", "--update-layers", "64x0,8"],
+            "'0' in '64x0,8' is not a whole number above 0",
+        ),
+        (
+            &["checkerboard", "--update-layers", "64x2,16"],
+            "the last update layer must have one gate per channel (8), got 16",
+        ),
     ];
     for (args, needle) in bad_training {
         fails_with(&[&["train"], args, &["--save", save]].concat(), needle);
@@ -453,6 +461,29 @@ fn bad_input_is_a_one_line_error() {
     fails_with(
         &["eval", "--model", save, "--size", "0x4"],
         "the grid must not be empty",
+    );
+}
+
+#[test]
+fn update_layers_set_the_saved_models_widths() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m/model.json");
+    logicars()
+        .args(["train", "checkerboard", "--small", "--epochs", "2"])
+        .args([
+            "--update-layers",
+            "48x2,24,12,8",
+            "--no-artefacts",
+            "--save",
+        ])
+        .arg(&model)
+        .assert()
+        .success();
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(
+        saved["config"]["update_layers"],
+        serde_json::json!([48, 48, 24, 12, 8])
     );
 }
 

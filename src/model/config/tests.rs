@@ -243,6 +243,22 @@ fn a_sample_pool_is_for_growing_tasks_and_holds_a_batch() {
     assert_eq!(check(TaskKind::Lizard, 64, 4, 1, 3, 1), Ok(()));
     // The G's default recipe starts with a curriculum of shorter rollouts.
     assert_eq!(check(TaskKind::ColoredG, 2, 2, 0, 0, 1), Err("curriculum"));
+    // A curriculum of larger grids for the whole run holds its own grids in the pool.
+    let larger = |share, steps, alternate| {
+        let (config, mut settings) = preset(TaskKind::Lizard, false);
+        let r = &mut settings.recipe;
+        (r.pool, r.finish_size, r.curriculum_size) = (8, 0, 24);
+        (
+            r.curriculum_share,
+            r.curriculum_steps,
+            r.curriculum_alternate,
+        ) = (share, steps, alternate);
+        validate(&config, &settings).is_ok()
+    };
+    assert!(larger(1.0, 0, false));
+    assert!(!larger(0.5, 0, false), "part of the run");
+    assert!(!larger(1.0, 8, false), "other steps");
+    assert!(!larger(1.0, 0, true), "every other epoch");
     assert_eq!(check(TaskKind::Checkerboard, 64, 2, 1, 0, 1), Err("task"));
     assert_eq!(check(TaskKind::Lizard, 3, 4, 1, 0, 1), Err("small"));
     assert_eq!(check(TaskKind::Lizard, 8, 4, 2, 3, 1), Err("batch"));

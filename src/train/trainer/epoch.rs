@@ -87,9 +87,13 @@ impl Trainer {
     fn start_epoch(&mut self, epoch: usize) -> Result<Metrics, TrainError> {
         self.enter_hold_phase(epoch);
         let drawn = self.draw_from_pool(epoch);
-        let init = match &drawn {
-            Some(drawn) => drawn.grids.clone(),
-            None => self.initial_grids(epoch)?,
+        // A pool with a curriculum holds the curriculum's grids (it covers the whole run).
+        let (init, pool_init) = match &drawn {
+            Some(drawn) if self.curriculum.is_some() => {
+                (self.initial_grids(epoch)?, Some(drawn.grids.clone()))
+            }
+            Some(drawn) => (drawn.grids.clone(), None),
+            None => (self.initial_grids(epoch)?, None),
         };
         let config = &self.model.config;
         let target = tasks::target(config, &init, config.steps);
@@ -104,7 +108,8 @@ impl Trainer {
         self.draw_gate_noise();
         self.draw_hard_gates();
         let metrics = if small {
-            self.run_curriculum(forward, sharpness, &init, &target, masks.as_ref())
+            let task = (&init, &target, masks.as_ref());
+            self.run_curriculum(forward, sharpness, task, pool_init)
         } else {
             let objective = &mut self.objective;
             prepare(objective, forward, sharpness, &self.noise, &self.hard_gates);
@@ -150,8 +155,9 @@ impl Trainer {
             return None;
         }
         let pool = self.pool.as_ref()?;
-        let (r, config) = (&self.settings.recipe, &self.model.config);
+        let r = &self.settings.recipe;
         let sizes = (self.settings.batch, r.pool_reseed, r.pool_damage);
+        let config = &pool::pool_config(&self.model.config, &self.settings);
         let seed = pool::seed_state(config);
         let target = tasks::target(config, &seed, config.steps);
         let wrong = |grids: &Grids, b| pool::wrong_bits(config, &target, grids, b);
@@ -304,18 +310,20 @@ impl Trainer {
 
     /// The soft loss and gradient of a batch of the curriculum's smaller grids, drawn
     /// after the task's batch, with the hard loss and accuracy on the task's batch.
+    ///
+    /// `pool_init` is the batch drawn from a pool of the curriculum's grids, if any.
     fn run_curriculum(
         &mut self,
         forward: Forward,
         sharpness: f32,
-        init: &Grids,
-        target: &Grids,
-        masks: Option<&FireMasks>,
+        (init, target, masks): (&Grids, &Grids, Option<&FireMasks>),
+        pool_init: Option<Grids>,
     ) -> Metrics {
         let curriculum = self.curriculum.as_mut().expect("a curriculum epoch");
         let config = &curriculum.config;
         let data_rng = &mut self.progress.data_rng;
-        let small_init = tasks::training_init(config, self.settings.batch, data_rng);
+        let small_init = pool_init
+            .unwrap_or_else(|| tasks::training_init(config, self.settings.batch, data_rng));
         let small_target = tasks::target(config, &small_init, config.steps);
         let small_masks = epoch_masks(&self.settings, self.holding, config, &small_init, data_rng);
         let objective = &mut curriculum.objective;

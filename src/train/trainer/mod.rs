@@ -90,8 +90,9 @@ impl Trainer {
                 objective: new_objective(&model, &config, &settings, memory, holding),
                 config,
             });
-        let pool = (settings.recipe.pool > 0)
-            .then(|| SamplePool::new(settings.recipe.pool, &pool::seed_state(&model.config)));
+        let pool_seed = || pool::seed_state(&pool::pool_config(&model.config, &settings));
+        let pool =
+            (settings.recipe.pool > 0).then(|| SamplePool::new(settings.recipe.pool, &pool_seed()));
         Trainer {
             pool,
             progress: Progress::fresh(0, &model, &settings),
@@ -135,7 +136,8 @@ impl Trainer {
         trainer.pool = match state.pool {
             None if size == 0 => None,
             Some(saved) if size > 0 => {
-                let seed = pool::seed_state(&trainer.model.config);
+                let config = pool::pool_config(&trainer.model.config, &trainer.settings);
+                let seed = pool::seed_state(&config);
                 let restored = SamplePool::restore(size, &seed, saved);
                 Some(restored.ok_or(TrainError::PoolCheckpoint { pool: size })?)
             }

@@ -58,6 +58,9 @@ pub(super) fn configure(args: &TrainArgs) -> Result<(ModelConfig, TrainSettings)
     for change in &args.knobs.0 {
         change.apply(&mut config, &mut settings);
     }
+    if let Some(widths) = &args.update_layers {
+        config.update_layers.clone_from(&widths.0);
+    }
     apply_pattern_flags(args, &mut config)?;
     if args.log_interval == Some(0) {
         bad_value!("--log-interval must be at least 1");

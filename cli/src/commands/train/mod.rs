@@ -15,14 +15,14 @@ use logicars::model::task::TaskKind;
 use logicars::train::Keep;
 
 use crate::support::resources::thread_pool;
-use crate::support::value_parsers::task_parser;
+use crate::support::value_parsers::{parse_layer_widths, task_parser, LayerWidths};
 use knob_flags::KnobFlags;
 use session::{CheckpointEvery, Session};
 pub use stop::Interrupted;
 
 /// Every flag that sets up a run besides the knobs, which `--resume` takes from the
 /// checkpoint instead.
-const RUN_FLAGS: [&str; 15] = [
+const RUN_FLAGS: [&str; 16] = [
     "task",
     "keep",
     "full",
@@ -36,6 +36,7 @@ const RUN_FLAGS: [&str; 15] = [
     "target",
     "rgb",
     "channels",
+    "update_layers",
     "init_params",
     "batches",
 ];
@@ -109,6 +110,11 @@ pub struct TrainArgs {
     /// pattern, lizard, colored-g: bits per cell [default: the preset's].
     #[arg(long)]
     pub channels: Option<usize>,
+    /// Gates in each update layer, `WIDTH[xCOUNT]` separated by commas, e.g.
+    /// `1024x8,512,256,128` for twice the lizard's widths [default: the preset's]. The last
+    /// layer has one gate per channel (with --channels, that layer is set to the channels).
+    #[arg(long, value_name = "WIDTHS", value_parser = parse_layer_widths)]
+    pub update_layers: Option<LayerWidths>,
     /// The training knobs (--epochs to --starts), one flag per entry of
     /// `logicars::tasks::KNOBS`.
     #[command(flatten)]
