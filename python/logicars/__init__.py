@@ -19,7 +19,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Callable, NamedTuple, Optional, Union
 
 import numpy as np
@@ -390,6 +390,7 @@ def train(
     full: bool = False,
     target: Any | None = None,
     channels: int | None = None,
+    update_layers: Sequence[int] | None = None,
     progress: Progress = True,
     **knobs: Any,
 ) -> Run:
@@ -404,7 +405,8 @@ def train(
     A run stops at its first attempt whose kept model is exact (``full=True`` trains every
     epoch of each attempt). ``target`` is the image a growing task grows, as an array of
     0s and 1s: ``(H, W)`` for one channel, ``(H, W, 3)`` for RGB (pattern, colored-g);
-    ``channels`` sets a growing task's bits per cell.
+    ``channels`` sets a growing task's bits per cell, ``update_layers`` the gates of each
+    update layer (the last one per channel).
 
     ``progress``: True draws a bar (in Jupyter or a terminal), False draws nothing, a
     callable is called with each :class:`Epoch` and stops the run by returning False
@@ -414,7 +416,15 @@ def train(
     """
     bits = None if target is None else _bits(target, "target")
     job = _native.start_training(
-        task, seed, threads, small, _knob_settings(knobs), full, bits, channels
+        task,
+        seed,
+        threads,
+        small,
+        _knob_settings(knobs),
+        full,
+        bits,
+        channels,
+        None if update_layers is None else list(update_layers),
     )
     bar = _Bar(progress, "epoch")
 

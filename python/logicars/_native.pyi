@@ -20,6 +20,7 @@ def start_training(
     full: bool = False,
     target: Bits | None = None,
     channels: int | None = None,
+    update_layers: Sequence[int] | None = None,
 ) -> Job: ...
 def start_sweep(
     task: str,

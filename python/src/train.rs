@@ -33,13 +33,16 @@ fn configure(
     seed: Option<u64>,
     knobs: &[(String, String)],
     target: Option<PyReadonlyArrayDyn<'_, u8>>,
-    channels: Option<usize>,
+    (channels, update_layers): (Option<usize>, Option<Vec<usize>>),
 ) -> PyResult<(ModelConfig, TrainSettings)> {
     let task = task_named(task)?;
     let (mut config, mut settings) = preset(task, small);
     settings.seed = seed.unwrap_or(settings.seed);
     for change in overrides(knobs)? {
         change.apply(&mut config, &mut settings);
+    }
+    if let Some(widths) = update_layers {
+        config.update_layers = widths;
     }
     if let Some(target) = target {
         use_target(&mut config, grids::target(&target)?).map_err(bad_value)?;
@@ -70,7 +73,7 @@ fn configure(
 /// Checks the run and starts it on its own thread; every epoch is reported, and a stop
 /// asked for ends it after the epoch it is in (the best model so far kept).
 #[pyfunction]
-#[pyo3(signature = (task, seed=None, threads=None, small=false, knobs=Vec::new(), full=false, target=None, channels=None))]
+#[pyo3(signature = (task, seed=None, threads=None, small=false, knobs=Vec::new(), full=false, target=None, channels=None, update_layers=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn start_training(
     task: &str,
@@ -81,8 +84,10 @@ pub fn start_training(
     full: bool,
     target: Option<PyReadonlyArrayDyn<'_, u8>>,
     channels: Option<usize>,
+    update_layers: Option<Vec<usize>>,
 ) -> PyResult<Job> {
-    let (config, settings) = configure(task, small, seed, &knobs, target, channels)?;
+    let shape = (channels, update_layers);
+    let (config, settings) = configure(task, small, seed, &knobs, target, shape)?;
     let pool = thread_pool(threads)?;
     Job::spawn(pool, move |reporter| {
         let start = Instant::now();

@@ -48,6 +48,8 @@ def test_other_bad_arguments_are_value_errors():
         logicars.train("pattern", target=np.ones((65, 4), bool))
     with pytest.raises(ValueError, match="colored-g grows a target of 3 channel"):
         logicars.train("colored-g", target=np.ones((8, 8), bool))
+    with pytest.raises(ValueError, match="the last update layer must have one gate per channel"):
+        logicars.train("checkerboard", update_layers=[64, 64, 16])
     with pytest.raises(ValueError, match="setting lr=-1: lr must be"):
         logicars.sweep("gol", seeds=[0], sets={"lr": [-1]}, progress=False)
 

@@ -27,6 +27,11 @@ from conftest import run_cli
             ["--small", "--seed", "3"],
             {"small": True, "seed": 3, "recipe": "paper", "lr": 0.05},
         ),
+        (
+            "checkerboard",
+            ["--small", "--update-layers", "48x2,24,12,8"],
+            {"small": True, "epochs": 20, "update_layers": [48, 48, 24, 12, 8]},
+        ),
     ],
 )
 def test_a_run_saves_the_bytes_the_command_saves(tmp_path, cli, task, args, knobs):
