@@ -4,9 +4,12 @@ use rayon::prelude::*;
 
 use crate::automaton::masks::FireMasks;
 use crate::automaton::soft::{every_row, ActivationMemory, SoftRollout};
-use crate::automaton::soft_tiles::{gather_patch, prev_and_next, split_runs, write_outputs};
+use crate::automaton::soft_tiles::{
+    firing_lanes, gather_lanes, gather_patch, prev_and_next, split_runs, write_firing_outputs,
+    write_outputs,
+};
 use crate::kernels::plan::ForwardRows;
-use crate::kernels::soft::{self as kernel, TILE};
+use crate::kernels::soft::{self as kernel, live_lanes, TILE};
 use crate::kernels::table::{self, Table};
 use crate::model::circuit::Circuit;
 
@@ -85,6 +88,11 @@ impl SoftRollout {
         next: &mut [f32],
         stored: Option<&mut [Table<f32>]>,
     ) {
+        if let (Some(masks), None) = (masks, &stored) {
+            if self.forward_firing(circuit, coefs, masks, (t, first), prev, next) {
+                return;
+            }
+        }
         // Stored activations are read by backward: every row. Otherwise only the new
         // state is, and a table that stays in cache is faster to write.
         let rows = match stored {
@@ -109,5 +117,48 @@ impl SoftRollout {
                 .zip(stored.par_iter_mut())
                 .for_each(|((i, next_tile), acts)| work(i, next_tile, acts)),
         }
+    }
+
+    /// Step `t` computed on the window's firing lanes only, packed into as few tiles as
+    /// they fill: the same new state, bit for bit, as [`forward_step`](Self::forward_step)
+    /// over every lane. Returns false, doing nothing, where the firing lanes fill as
+    /// many tiles as the window has (nothing to save).
+    fn forward_firing(
+        &self,
+        circuit: &Circuit,
+        coefs: &[[f32; 4]],
+        masks: &FireMasks,
+        (t, first): (usize, usize),
+        prev: &[f32],
+        next: &mut [f32],
+    ) -> bool {
+        let (channels, tile_len) = (circuit.channels, circuit.channels * TILE);
+        let tiles = first..first + next.len() / tile_len;
+        let lanes = firing_lanes(&self.geometry, masks, t, tiles.clone());
+        let packed = lanes.len().div_ceil(TILE);
+        if packed >= tiles.len() {
+            return false;
+        }
+        let plan = &self.plans.new_state;
+        let mut outs = vec![0.0; packed * tile_len];
+        outs.par_chunks_mut(tile_len)
+            .zip(lanes.par_chunks(TILE))
+            .for_each(|(out, lanes)| {
+                let mut ws = self.workspace();
+                let neighbors = &self.geometry.neighbors;
+                gather_lanes(neighbors, (channels, first), lanes, prev, &mut ws.acts);
+                kernel::forward(
+                    ForwardRows::Plan(plan),
+                    coefs,
+                    &mut ws.acts,
+                    live_lanes(lanes.len()),
+                );
+                for (c, out) in out.chunks_mut(TILE).enumerate() {
+                    let row = plan.slot(circuit.output_row(c)) * TILE;
+                    out[..lanes.len()].copy_from_slice(&ws.acts[row..][..lanes.len()]);
+                }
+            });
+        write_firing_outputs((channels, first), &lanes, &outs, prev, next, self.unit);
+        true
     }
 }

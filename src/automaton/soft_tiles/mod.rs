@@ -2,8 +2,9 @@
 //! `first..` of a run of tiles that read only each other, so that each run can step on
 //! its own thread with no barrier between steps (see [`Geometry::tile_runs`]).
 //!
-//! [`gather`] fills a tile's patch and writes its new state (forward); [`scatter`] seeds
-//! its gradients and sends the patch's gradient back to the cells read (backward); the
+//! [`gather`] fills a tile's patch and writes its new state (forward); [`firing`] does
+//! the same for an asynchronous step's firing cells packed into fewer tiles; [`scatter`]
+//! seeds its gradients and sends the patch's gradient back to the cells read (backward); the
 //! moves both make of the patch's shifts, and the lane selection of their lane loops,
 //! are here; [`avx512`](mod@avx512) makes the same moves in registers.
 //!
@@ -21,9 +22,11 @@ use crate::model::config::PATCH;
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+mod firing;
 mod gather;
 mod scatter;
 
+pub(super) use firing::{firing_lanes, gather_lanes, write_firing_outputs};
 #[cfg(test)]
 use gather::gather_patch_at;
 pub(super) use gather::{gather_patch, write_outputs};

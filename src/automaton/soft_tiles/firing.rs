@@ -1,0 +1,79 @@
+//! Forward on the lanes that fire only: an asynchronous step's firing lanes packed into
+//! as few tiles as they fill, each lane's patch gathered by the geometry's neighbour
+//! table, and the outputs written back to their cells. A gate's value in a lane does
+//! not depend on where the lane sits in a tile, so the new state has the same bits as a
+//! step over every lane.
+
+use std::ops::Range;
+
+use crate::automaton::geometry::{Geometry, NO_LANE};
+use crate::automaton::masks::FireMasks;
+use crate::automaton::soft_tiles::state_index;
+use crate::kernels::soft::{live_lanes, TILE};
+use crate::model::config::PATCH;
+
+/// The real lanes of `tiles` that fire at `step`, in lane order.
+pub(in crate::automaton) fn firing_lanes(
+    geometry: &Geometry,
+    masks: &FireMasks,
+    step: usize,
+    tiles: Range<usize>,
+) -> Vec<u32> {
+    tiles
+        .flat_map(|tile| (tile * TILE..).take(geometry.real_lanes(tile)))
+        .filter(|&lane| masks.fires(step, lane))
+        .map(|lane| u32::try_from(lane).expect("lanes fit in u32"))
+        .collect()
+}
+
+/// Fills rows `c*9 + p` of a packed tile's activations: its lane `j` sees what cell
+/// `lanes[j]` sees in `state`, the window of tiles `first..` (0 where the cell has no
+/// neighbour). The kernel's other live lanes ([`live_lanes`]) read 0.
+pub(in crate::automaton) fn gather_lanes(
+    neighbors: &[[u32; PATCH]],
+    (channels, first): (usize, usize),
+    lanes: &[u32],
+    state: &[f32],
+    acts: &mut [f32],
+) {
+    let base = first * channels * TILE;
+    let live = live_lanes(lanes.len());
+    for p in 0..PATCH {
+        for (j, &lane) in lanes.iter().enumerate() {
+            let seen = neighbors[lane as usize][p];
+            for c in 0..channels {
+                acts[(c * PATCH + p) * TILE + j] = match seen {
+                    NO_LANE => 0.0,
+                    seen => state[state_index(channels, c, seen as usize) - base],
+                };
+            }
+        }
+        for c in 0..channels {
+            acts[(c * PATCH + p) * TILE..][lanes.len()..live].fill(0.0);
+        }
+    }
+}
+
+/// Writes the window's new state: the old one, with each firing lane's outputs (`outs`:
+/// per packed tile, `channels` rows of [`TILE`], lane `j` of the firing ones at
+/// `[j / TILE][c][j % TILE]`) in its place; with `unit`, clamped to [0, 1].
+pub(in crate::automaton) fn write_firing_outputs(
+    (channels, first): (usize, usize),
+    lanes: &[u32],
+    outs: &[f32],
+    prev: &[f32],
+    next: &mut [f32],
+    unit: bool,
+) {
+    let base = first * channels * TILE;
+    next.copy_from_slice(prev);
+    for (j, &lane) in lanes.iter().enumerate() {
+        let out = &outs[(j / TILE) * channels * TILE + j % TILE..];
+        for c in 0..channels {
+            next[state_index(channels, c, lane as usize) - base] = out[c * TILE];
+        }
+    }
+    if unit {
+        next.iter_mut().for_each(|x| *x = x.clamp(0.0, 1.0));
+    }
+}
