@@ -5,10 +5,13 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::automaton::masks::FireMasks;
+use crate::automaton::soft::phases::{run_phases, PhaseBuffer};
 use crate::automaton::soft::{every_row, ActivationMemory, BackwardTap, SoftRollout, Workspace};
 use crate::automaton::soft_tiles::{
-    gather_patch, scatter_patch_grads, seed_output_grads, split_runs, sum_in_tile_order,
+    gather_patch, scatter_one_tile, scatter_patch_grads, seed_output_grads, split_runs,
+    sum_in_tile_order,
 };
+use crate::kernels::simd::SimdLevel;
 use crate::kernels::soft::{self as kernel, TILE};
 use crate::kernels::table;
 use crate::model::circuit::Circuit;
@@ -80,18 +83,28 @@ impl SoftRollout {
             .zip(split_runs(&mut state_grads, runs, tile_len))
             .zip(split_runs(&mut next_grads, runs, tile_len))
             .zip(runs);
-        let windows: Vec<_> = windows.collect();
-        windows
-            .into_par_iter()
-            .for_each(|((((patch, coef), state), next), run)| {
-                let grads = RunGrads {
-                    patch,
-                    coef,
-                    state,
-                    next,
-                };
-                self.backward_run(circuit, (coefs, masks, tap), loss_grads, run, grads);
-            });
+        let mut windows: Vec<_> = windows.collect();
+        if let [((((patch, coef), state), next), _)] = &mut windows[..] {
+            let grads = RunGrads {
+                patch,
+                coef,
+                state,
+                next,
+            };
+            self.backward_in_phases(circuit, (coefs, masks, tap), loss_grads, grads);
+        } else {
+            windows
+                .into_par_iter()
+                .for_each(|((((patch, coef), state), next), run)| {
+                    let grads = RunGrads {
+                        patch,
+                        coef,
+                        state,
+                        next,
+                    };
+                    self.backward_run(circuit, (coefs, masks, tap), loss_grads, run, grads);
+                });
+        }
         sum_in_tile_order(&tile_coef_grads, coef_grads);
         self.tile_coef_grads = tile_coef_grads;
         self.patch_grads = patch_grads;
@@ -142,6 +155,75 @@ impl SoftRollout {
         }
     }
 
+    /// [`backward_run`](Self::backward_run) of a rollout that is one run of tiles, as
+    /// phases of [`run_phases`]: each step's tiles, then (but after step 0) the scatter
+    /// of their patch gradients into the gradient of the state before it. The same bits
+    /// as step after step.
+    fn backward_in_phases(
+        &self,
+        circuit: &Circuit,
+        pass: Pass,
+        loss_grads: &[Vec<f32>],
+        grads: RunGrads,
+    ) {
+        let (tile_len, steps) = (circuit.channels * TILE, self.steps);
+        let patch_len = tile_len * PATCH;
+        grads.next.copy_from_slice(&loss_grads[0]);
+        if steps == 0 {
+            return;
+        }
+        let len = grads.next.len();
+        let (patch, coef) = (PhaseBuffer::new(grads.patch), PhaseBuffer::new(grads.coef));
+        // The gradients of the states after and before step t: `next` holds the one
+        // after the last step, then the two buffers take turns.
+        let turns = [PhaseBuffer::new(grads.next), PhaseBuffer::new(grads.state)];
+        let after_before = |t: usize| {
+            let k = (steps - 1 - t) % 2;
+            (&turns[k], &turns[1 - k])
+        };
+        let (level, masks) = (SimdLevel::active(), pass.1);
+        run_phases(2 * steps - 1, self.geometry.tiles(), |phase, tile| {
+            let t = steps - 1 - phase / 2;
+            let (after, before) = after_before(t);
+            if phase.is_multiple_of(2) {
+                // SAFETY: this phase writes each tile's patch and coefficient gradients
+                // only, and reads the gradient after step t, which the phase before wrote.
+                let (next, patch, coef) = unsafe {
+                    (
+                        after.part(0, len),
+                        patch.part_mut(tile * patch_len, patch_len),
+                        &mut coef.part_mut(tile, 1)[0],
+                    )
+                };
+                self.backward_tile(circuit, pass, (t, (tile, 0)), (next, patch, coef));
+            } else {
+                // SAFETY: this phase writes each tile's rows of the gradient before step
+                // t only, and reads the patch gradients that the phase before wrote.
+                let (patch, next, out) = unsafe {
+                    (
+                        patch.part(0, patch.len()),
+                        after.part(tile * tile_len, tile_len),
+                        before.part_mut(tile * tile_len, tile_len),
+                    )
+                };
+                let (shifts, at) = (self.shifts(), (t, tile, 0));
+                scatter_one_tile(
+                    level,
+                    shifts,
+                    circuit.channels,
+                    at,
+                    masks,
+                    (patch, next),
+                    out,
+                );
+                if let Some(loss_grads) = loss_grads.get(steps - t) {
+                    let loss = &loss_grads[tile * tile_len..][..tile_len];
+                    out.iter_mut().zip(loss).for_each(|(g, l)| *g += l);
+                }
+            }
+        });
+    }
+
     /// Back through step `t` on the window of tiles `first..`: each tile's patch
     /// gradient into its rows of `patch_grads` (the kernel writes them there, so the
     /// thread's workspace holds only the gates' slots), its coefficient gradients added
@@ -149,48 +231,54 @@ impl SoftRollout {
     fn backward_step(
         &self,
         circuit: &Circuit,
-        (coefs, masks, tap): Pass,
+        pass: Pass,
         (t, first): (usize, usize),
         next_grads: &[f32],
         patch_grads: &mut [f32],
         coef_grads: &mut [Vec<[f64; 4]>],
     ) {
-        let len = self.state_len();
-        let state = &self.states[t * len..(t + 1) * len];
         let patch_len = circuit.channels * PATCH * TILE;
         patch_grads
             .par_chunks_mut(patch_len)
             .zip(coef_grads.par_iter_mut())
             .enumerate()
             .for_each(|(i, (patch_grads, tile_coef_grads))| {
-                let tile = first + i;
-                let live = self.live_lanes(tile);
-                let mut ws = self.workspace();
-                let Workspace { acts, grads } = &mut *ws;
-                let acts: &[f32] = match self.memory {
-                    ActivationMemory::Recompute => {
-                        gather_patch(self.shifts(), circuit.channels, (tile, 0), state, acts);
-                        kernel::forward(every_row(circuit), coefs, acts, live);
-                        acts
-                    }
-                    ActivationMemory::Store => &self.stored_acts[t * self.geometry.tiles() + tile],
-                    ActivationMemory::ForwardOnly => unreachable!("checked by backward"),
-                };
-                seed_output_grads(
-                    circuit,
-                    &self.plans.backward,
-                    (tile, first),
-                    t,
-                    masks,
-                    next_grads,
-                    grads,
-                );
-                let tables = (&mut *patch_grads, &mut grads[..]);
-                let plan = &self.plans.backward;
-                kernel::backward(plan, coefs, acts, tables, tile_coef_grads, live);
-                if let Some(tap) = tap {
-                    tap.tile((t, tile), (acts, grads, live), plan);
-                }
+                let at = (t, (first + i, first));
+                let grads = (next_grads, patch_grads, &mut tile_coef_grads[..]);
+                self.backward_tile(circuit, pass, at, grads);
             });
+    }
+
+    /// Back through step `t` on one tile (`tile` is `(tile, first)`): `grads` is
+    /// `(next_grads, patch_grads, coef_grads)`, the window's gradient of the next state
+    /// and the tile's patch gradient and coefficient gradients.
+    fn backward_tile(
+        &self,
+        circuit: &Circuit,
+        (coefs, masks, tap): Pass,
+        (t, (tile, first)): (usize, (usize, usize)),
+        (next_grads, patch_grads, coef_grads): (&[f32], &mut [f32], &mut [[f64; 4]]),
+    ) {
+        let len = self.state_len();
+        let state = &self.states[t * len..(t + 1) * len];
+        let live = self.live_lanes(tile);
+        let mut ws = self.workspace();
+        let Workspace { acts, grads } = &mut *ws;
+        let acts: &[f32] = match self.memory {
+            ActivationMemory::Recompute => {
+                gather_patch(self.shifts(), circuit.channels, (tile, 0), state, acts);
+                kernel::forward(every_row(circuit), coefs, acts, live);
+                acts
+            }
+            ActivationMemory::Store => &self.stored_acts[t * self.geometry.tiles() + tile],
+            ActivationMemory::ForwardOnly => unreachable!("checked by backward"),
+        };
+        let plan = &self.plans.backward;
+        seed_output_grads(circuit, plan, (tile, first), t, masks, next_grads, grads);
+        let tables = (patch_grads, &mut grads[..]);
+        kernel::backward(plan, coefs, acts, tables, coef_grads, live);
+        if let Some(tap) = tap {
+            tap.tile((t, tile), (acts, grads, live), plan);
+        }
     }
 }

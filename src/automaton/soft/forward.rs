@@ -3,6 +3,7 @@
 use rayon::prelude::*;
 
 use crate::automaton::masks::FireMasks;
+use crate::automaton::soft::phases::{run_phases, PhaseBuffer};
 use crate::automaton::soft::{every_row, ActivationMemory, SoftRollout};
 use crate::automaton::soft_tiles::{
     firing_lanes, gather_lanes, gather_patch, prev_and_next, split_runs, write_firing_outputs,
@@ -20,8 +21,12 @@ impl SoftRollout {
     ///
     /// [`Geometry::tile_runs`]: crate::automaton::geometry::Geometry::tile_runs
     pub fn forward(&mut self, circuit: &Circuit, coefs: &[[f32; 4]], masks: Option<&FireMasks>) {
-        if self.runs.len() < 2 || self.memory == ActivationMemory::Store {
+        let one_run = self.runs.len() < 2;
+        if self.memory == ActivationMemory::Store || (one_run && masks.is_some()) {
             return self.forward_observed(circuit, coefs, masks, |_| {});
+        }
+        if one_run {
+            return self.forward_in_phases(circuit, coefs);
         }
         let len = self.state_len();
         let tile_len = circuit.channels * TILE;
@@ -99,13 +104,16 @@ impl SoftRollout {
             Some(_) => every_row(circuit),
             None => ForwardRows::Plan(&self.plans.new_state),
         };
-        let written = (masks, self.unit);
         let work = |i: usize, next_tile: &mut [f32], acts: &mut [f32]| {
             let tile = (first + i, first);
-            let live = self.live_lanes(tile.0);
-            gather_patch(self.shifts(), circuit.channels, tile, prev, acts);
-            kernel::forward(rows, coefs, acts, live);
-            write_outputs(circuit, rows, tile, t, acts, prev, next_tile, written, live);
+            self.forward_tile(
+                circuit,
+                (coefs, masks),
+                rows,
+                (t, tile),
+                (prev, next_tile),
+                acts,
+            );
         };
         let chunks = next.par_chunks_mut(circuit.channels * TILE).enumerate();
         match stored {
@@ -160,5 +168,56 @@ impl SoftRollout {
             });
         write_firing_outputs((channels, first), &lanes, &outs, prev, next, self.unit);
         true
+    }
+
+    /// Step `t` on one tile (`tile` is `(tile, first)`, `prev` the window of tiles
+    /// `first..`): its patch gathered into `acts`, the gates of `rows` run, its new state
+    /// written to `next_tile`.
+    fn forward_tile(
+        &self,
+        circuit: &Circuit,
+        (coefs, masks): (&[[f32; 4]], Option<&FireMasks>),
+        rows: ForwardRows<'_>,
+        (t, tile): (usize, (usize, usize)),
+        (prev, next_tile): (&[f32], &mut [f32]),
+        acts: &mut [f32],
+    ) {
+        let live = self.live_lanes(tile.0);
+        gather_patch(self.shifts(), circuit.channels, tile, prev, acts);
+        kernel::forward(rows, coefs, acts, live);
+        let written = (masks, self.unit);
+        write_outputs(circuit, rows, tile, t, acts, prev, next_tile, written, live);
+    }
+
+    /// [`forward`](Self::forward) of a rollout that is one run of tiles, every step a
+    /// phase of [`run_phases`]: the same bits as step after step.
+    fn forward_in_phases(&mut self, circuit: &Circuit, coefs: &[[f32; 4]]) {
+        let (len, tile_len) = (self.state_len(), circuit.channels * TILE);
+        let rows = ForwardRows::Plan(&self.plans.new_state);
+        let mut states = table::take(&mut self.states);
+        let buffer = PhaseBuffer::new(&mut states);
+        let this = &*self;
+        run_phases(self.steps, self.geometry.tiles(), |t, tile| {
+            let (from, to) = this.step_slots(t);
+            // SAFETY: step t reads state `from` whole and writes its tile of state `to`
+            // (`from != to`); the step before wrote `from`, and the step after reads `to`.
+            let (prev, next_tile) = unsafe {
+                (
+                    buffer.part(from * len, len),
+                    buffer.part_mut(to * len + tile * tile_len, tile_len),
+                )
+            };
+            let mut ws = this.workspace();
+            let at = (t, (tile, 0));
+            this.forward_tile(
+                circuit,
+                (coefs, None),
+                rows,
+                at,
+                (prev, next_tile),
+                &mut ws.acts,
+            );
+        });
+        self.states = states;
     }
 }

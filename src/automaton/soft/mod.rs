@@ -10,6 +10,7 @@
 
 mod backward;
 mod forward;
+mod phases;
 
 use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};

@@ -32,7 +32,7 @@ use gather::gather_patch_at;
 pub(super) use gather::{gather_patch, write_outputs};
 #[cfg(test)]
 use scatter::scatter_patch_grads_at;
-pub(super) use scatter::{scatter_patch_grads, seed_output_grads};
+pub(super) use scatter::{scatter_one_tile, scatter_patch_grads, seed_output_grads};
 
 #[inline]
 pub fn state_index(channels: usize, channel: usize, lane: usize) -> usize {

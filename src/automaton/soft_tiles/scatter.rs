@@ -67,21 +67,29 @@ pub(in crate::automaton) fn scatter_patch_grads_at(
         .par_chunks_mut(channels * TILE)
         .enumerate()
         .for_each(|(i, out)| {
-            let tile = first + i;
-            let kept = (0..TILE).fold(0u64, |kept, l| {
-                let keeps = masks.is_some_and(|m| !m.fires(t, tile * TILE + l));
-                kept | (u64::from(keeps) << l)
-            });
             let next = &grads.1[i * channels * TILE..][..channels * TILE];
-            scatter_tile_at(
-                level,
-                shifts,
-                channels,
-                (tile, first, kept),
-                (grads.0, next),
-                out,
-            )
+            let at = (t, first + i, first);
+            scatter_one_tile(level, shifts, channels, at, masks, (grads.0, next), out);
         });
+}
+
+/// [`scatter_patch_grads_at`] for one tile: `at` is `(t, tile, first)`, `grads` the
+/// window's patch gradients and the tile's rows of the next state's, `out` the tile's
+/// rows of the state's.
+pub(in crate::automaton) fn scatter_one_tile(
+    level: SimdLevel,
+    shifts: &PatchShifts,
+    channels: usize,
+    (t, tile, first): (usize, usize, usize),
+    masks: Option<&FireMasks>,
+    grads: (&[f32], &[f32]),
+    out: &mut [f32],
+) {
+    let kept = (0..TILE).fold(0u64, |kept, l| {
+        let keeps = masks.is_some_and(|m| !m.fires(t, tile * TILE + l));
+        kept | (u64::from(keeps) << l)
+    });
+    scatter_tile_at(level, shifts, channels, (tile, first, kept), grads, out);
 }
 
 multiversioned! {

@@ -1,0 +1,138 @@
+//! A rollout's steps as phases of tile tasks, shared by the pool's threads with one fork
+//! for them all.
+//!
+//! A grid that is one run of tiles (one grid per batch: the lizard, the coloured G, the
+//! asynchronous checkerboard) cannot step its tiles on their own: each step reads the
+//! neighbours' new states. With a fork-join per step, the thread left without work went
+//! to sleep between steps of tens of microseconds and had to be woken for the next; here
+//! each thread takes the next free task and waits for the phase's last by spinning.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Runs `task(phase, tile)` for each of `tiles` tiles of each of `phases` phases, on the
+/// current pool's threads: a thread takes the next task not yet taken, and no task of a
+/// phase starts before every task of the phases before it is done. The caller takes
+/// part, so the phases complete even when no other thread is free to join.
+///
+/// `task` must not wait on other rayon work: the threads that wait for it spin.
+pub(super) fn run_phases(phases: usize, tiles: usize, task: impl Fn(usize, usize) + Sync) {
+    let total = phases * tiles;
+    let (taken, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    // Tasks are taken in order, so when the tasks done number the earlier phases'
+    // tasks, those are the ones done.
+    let work = || loop {
+        let k = taken.fetch_add(1, Ordering::Relaxed);
+        if k >= total {
+            break;
+        }
+        let (phase, tile) = (k / tiles, k % tiles);
+        wait_until(|| done.load(Ordering::Acquire) >= phase * tiles);
+        task(phase, tile);
+        done.fetch_add(1, Ordering::Release);
+    };
+    let helpers = rayon::current_num_threads().min(tiles).saturating_sub(1);
+    rayon::scope(|s| {
+        for _ in 0..helpers {
+            s.spawn(|_| work());
+        }
+        work();
+    });
+}
+
+/// Spins until `ready()`, yielding the core now and then: a phase's wait is a few
+/// microseconds, shorter than a sleep and a wake-up.
+fn wait_until(ready: impl Fn() -> bool) {
+    let mut spins = 0u32;
+    while !ready() {
+        spins += 1;
+        if spins.is_multiple_of(64) {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// A buffer that the tasks of [`run_phases`] read and write by parts: which part a task
+/// reads or writes is its phase's business (no two tasks of a phase write one part, and
+/// no task reads a part that its phase writes).
+pub(super) struct PhaseBuffer<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _buffer: std::marker::PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: the buffer is only reached through `part` and `part_mut`, whose callers
+// promise that no part is written while another task reads or writes it.
+unsafe impl<T: Send> Sync for PhaseBuffer<'_, T> {}
+
+impl<'a, T> PhaseBuffer<'a, T> {
+    pub(super) fn new(buffer: &'a mut [T]) -> Self {
+        PhaseBuffer {
+            ptr: buffer.as_mut_ptr(),
+            len: buffer.len(),
+            _buffer: std::marker::PhantomData,
+        }
+    }
+
+    /// The buffer's length.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Elements `start..start + len`, to read.
+    ///
+    /// # Safety
+    /// No task writes any of them while the returned slice lives.
+    pub(super) unsafe fn part(&self, start: usize, len: usize) -> &[T] {
+        assert!(start + len <= self.len, "a part inside the buffer");
+        // SAFETY: in bounds (checked); the caller's promise rules out writers.
+        unsafe { std::slice::from_raw_parts(self.ptr.add(start), len) }
+    }
+
+    /// Elements `start..start + len`, to write.
+    ///
+    /// # Safety
+    /// No other task reads or writes any of them while the returned slice lives.
+    #[allow(clippy::mut_from_ref)]
+    pub(super) unsafe fn part_mut(&self, start: usize, len: usize) -> &mut [T] {
+        assert!(start + len <= self.len, "a part inside the buffer");
+        // SAFETY: in bounds (checked); the caller's promise makes this the only access.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(start), len) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every task runs once, and when it starts, every task of the phases before it is
+    /// done: on one thread, on two, and on more threads than tiles.
+    #[test]
+    fn each_phase_starts_after_the_one_before_ends() {
+        let (phases, tiles) = (40, 5);
+        for threads in [1, 2, 7] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let runs: Vec<AtomicUsize> = (0..phases * tiles).map(|_| AtomicUsize::new(0)).collect();
+            let late = AtomicUsize::new(0);
+            pool.install(|| {
+                run_phases(phases, tiles, |phase, tile| {
+                    let before =
+                        (0..phase * tiles).filter(|&k| runs[k].load(Ordering::Acquire) == 0);
+                    late.fetch_add(before.count(), Ordering::Relaxed);
+                    // Long enough for the other threads to take tasks meanwhile.
+                    std::hint::black_box((0..2000).sum::<u64>());
+                    runs[phase * tiles + tile].fetch_add(1, Ordering::Release);
+                });
+            });
+            assert_eq!(late.load(Ordering::Relaxed), 0, "{threads} threads");
+            assert!(
+                runs.iter().all(|r| r.load(Ordering::Relaxed) == 1),
+                "{threads} threads"
+            );
+        }
+    }
+}
