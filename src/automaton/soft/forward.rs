@@ -5,12 +5,9 @@ use rayon::prelude::*;
 use crate::automaton::masks::FireMasks;
 use crate::automaton::soft::phases::{run_phases, PhaseBuffer};
 use crate::automaton::soft::{every_row, ActivationMemory, SoftRollout};
-use crate::automaton::soft_tiles::{
-    firing_lanes, gather_lanes, gather_patch, prev_and_next, split_runs, write_firing_outputs,
-    write_outputs,
-};
+use crate::automaton::soft_tiles::{gather_patch, prev_and_next, split_runs, write_outputs};
 use crate::kernels::plan::ForwardRows;
-use crate::kernels::soft::{self as kernel, live_lanes, TILE};
+use crate::kernels::soft::{self as kernel, TILE};
 use crate::kernels::table::{self, Table};
 use crate::model::circuit::Circuit;
 
@@ -21,12 +18,15 @@ impl SoftRollout {
     ///
     /// [`Geometry::tile_runs`]: crate::automaton::geometry::Geometry::tile_runs
     pub fn forward(&mut self, circuit: &Circuit, coefs: &[[f32; 4]], masks: Option<&FireMasks>) {
-        let one_run = self.runs.len() < 2;
-        if self.memory == ActivationMemory::Store || (one_run && masks.is_some()) {
-            return self.forward_observed(circuit, coefs, masks, |_| {});
-        }
-        if one_run {
-            return self.forward_in_phases(circuit, coefs);
+        match (self.memory, masks) {
+            (ActivationMemory::Store, _) => {
+                return self.forward_observed(circuit, coefs, masks, |_| {});
+            }
+            (_, None) if self.runs.len() < 2 => return self.forward_in_phases(circuit, coefs),
+            (_, Some(masks)) if self.runs.len() < 2 => {
+                return self.forward_firing_in_phases(circuit, coefs, masks);
+            }
+            _ => {}
         }
         let len = self.state_len();
         let tile_len = circuit.channels * TILE;
@@ -127,53 +127,10 @@ impl SoftRollout {
         }
     }
 
-    /// Step `t` computed on the window's firing lanes only, packed into as few tiles as
-    /// they fill: the same new state, bit for bit, as [`forward_step`](Self::forward_step)
-    /// over every lane. Returns false, doing nothing, where the firing lanes fill as
-    /// many tiles as the window has (nothing to save).
-    fn forward_firing(
-        &self,
-        circuit: &Circuit,
-        coefs: &[[f32; 4]],
-        masks: &FireMasks,
-        (t, first): (usize, usize),
-        prev: &[f32],
-        next: &mut [f32],
-    ) -> bool {
-        let (channels, tile_len) = (circuit.channels, circuit.channels * TILE);
-        let tiles = first..first + next.len() / tile_len;
-        let lanes = firing_lanes(&self.geometry, masks, t, tiles.clone());
-        let packed = lanes.len().div_ceil(TILE);
-        if packed >= tiles.len() {
-            return false;
-        }
-        let plan = &self.plans.new_state;
-        let mut outs = vec![0.0; packed * tile_len];
-        outs.par_chunks_mut(tile_len)
-            .zip(lanes.par_chunks(TILE))
-            .for_each(|(out, lanes)| {
-                let mut ws = self.workspace();
-                let neighbors = &self.geometry.neighbors;
-                gather_lanes(neighbors, (channels, first), lanes, prev, &mut ws.acts);
-                kernel::forward(
-                    ForwardRows::Plan(plan),
-                    coefs,
-                    &mut ws.acts,
-                    live_lanes(lanes.len()),
-                );
-                for (c, out) in out.chunks_mut(TILE).enumerate() {
-                    let row = plan.slot(circuit.output_row(c)) * TILE;
-                    out[..lanes.len()].copy_from_slice(&ws.acts[row..][..lanes.len()]);
-                }
-            });
-        write_firing_outputs((channels, first), &lanes, &outs, prev, next, self.unit);
-        true
-    }
-
     /// Step `t` on one tile (`tile` is `(tile, first)`, `prev` the window of tiles
     /// `first..`): its patch gathered into `acts`, the gates of `rows` run, its new state
     /// written to `next_tile`.
-    fn forward_tile(
+    pub(super) fn forward_tile(
         &self,
         circuit: &Circuit,
         (coefs, masks): (&[[f32; 4]], Option<&FireMasks>),

@@ -10,6 +10,7 @@
 
 mod backward;
 mod forward;
+mod forward_firing;
 mod phases;
 
 use std::ops::Range;

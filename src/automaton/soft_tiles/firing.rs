@@ -54,26 +54,32 @@ pub(in crate::automaton) fn gather_lanes(
     }
 }
 
-/// Writes the window's new state: the old one, with each firing lane's outputs (`outs`:
-/// per packed tile, `channels` rows of [`TILE`], lane `j` of the firing ones at
-/// `[j / TILE][c][j % TILE]`) in its place; with `unit`, clamped to [0, 1].
-pub(in crate::automaton) fn write_firing_outputs(
-    (channels, first): (usize, usize),
-    lanes: &[u32],
+/// Writes one tile's new state: its old state, with the outputs of its firing lanes in
+/// their places (with `unit`, clamped to [0, 1]). `firing` is the tile's firing lanes,
+/// in lane order, and the packed index of the first; `outs` holds, per packed tile,
+/// `channels` rows of [`TILE`], packed lane `j` at `[j / TILE][c][j % TILE]`.
+pub(in crate::automaton) fn write_firing_tile(
+    channels: usize,
+    (lanes, first_packed): (&[u32], usize),
     outs: &[f32],
-    prev: &[f32],
-    next: &mut [f32],
+    (prev_tile, next_tile): (&[f32], &mut [f32]),
     unit: bool,
 ) {
-    let base = first * channels * TILE;
-    next.copy_from_slice(prev);
-    for (j, &lane) in lanes.iter().enumerate() {
+    next_tile.copy_from_slice(prev_tile);
+    for (j, &lane) in (first_packed..).zip(lanes) {
         let out = &outs[(j / TILE) * channels * TILE + j % TILE..];
+        let i = lane as usize % TILE;
         for c in 0..channels {
-            next[state_index(channels, c, lane as usize) - base] = out[c * TILE];
+            next_tile[c * TILE + i] = out[c * TILE];
         }
     }
     if unit {
-        next.iter_mut().for_each(|x| *x = x.clamp(0.0, 1.0));
+        next_tile.iter_mut().for_each(|x| *x = x.clamp(0.0, 1.0));
     }
+}
+
+/// Where the firing lanes of `tile` sit in the list of firing lanes (sorted).
+pub(in crate::automaton) fn tile_span(lanes: &[u32], tile: usize) -> std::ops::Range<usize> {
+    let below = |end: usize| lanes.partition_point(|&l| (l as usize) < end);
+    below(tile * TILE)..below((tile + 1) * TILE)
 }
