@@ -464,6 +464,22 @@ fn bad_input_is_a_one_line_error() {
     );
 }
 
+/// A bare file name for the model saves it in the current folder, its log and pictures
+/// beside it.
+#[test]
+fn a_model_saved_under_a_bare_file_name_has_its_files_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    logicars()
+        .current_dir(dir.path())
+        .args(["train", "checkerboard", "--small", "--epochs", "2"])
+        .args(["--save", "model.json"])
+        .assert()
+        .success();
+    for file in ["model.json", "metrics.csv", "loss.svg", "rollout.gif"] {
+        assert!(dir.path().join(file).is_file(), "{file}");
+    }
+}
+
 #[test]
 fn update_layers_set_the_saved_models_widths() {
     let dir = tempfile::tempdir().unwrap();

@@ -91,10 +91,16 @@ pub(super) fn outputs(
 ) -> Result<RunOutputs> {
     let small = if args.small { "-small" } else { "" };
     let run_name = format!("{}{small}-seed{}", config.task.name(), settings.seed);
-    let model = args
-        .save
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("runs").join(run_name).join("model.json"));
+    let absolute =
+        |p: &PathBuf| std::path::absolute(p).with_context(|| format!("resolving {}", p.display()));
+    // Absolute first, so that a bare file name (`--save model.json`) has a folder for
+    // the files beside it.
+    let model = absolute(
+        &args
+            .save
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("runs").join(run_name).join("model.json")),
+    )?;
     let log = args
         .log
         .clone()
@@ -104,10 +110,8 @@ pub(super) fn outputs(
         (false, Some(dir)) => Some(dir.clone()),
         (false, None) => Some(model.with_file_name("")),
     };
-    let absolute =
-        |p: &PathBuf| std::path::absolute(p).with_context(|| format!("resolving {}", p.display()));
     Ok(RunOutputs {
-        model: absolute(&model)?,
+        model,
         log: absolute(&log)?,
         artefacts: artefacts.as_ref().map(absolute).transpose()?,
         batches: args.batches.as_ref().map(absolute).transpose()?,
