@@ -138,6 +138,33 @@ unsafe fn forward_gates<'g, K: GateForward, const LIVE: usize>(
     }
 }
 
+/// How many gates ahead backward asks the cache for the activation rows a gate reads:
+/// it walks a tile's rows backwards, over megabytes (3.4 MB for a lizard tile), where
+/// no hardware prefetcher follows. Measured on training runs: 16 ahead made the
+/// checkerboard, the coloured G and the lizard 3 to 4% faster, 32 no better; the same
+/// in forward, whose rows were just written and sit in L2, made them slower.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Asks the cache for the first `LIVE` lanes of `rows[r]` for each `r` of `read`: a hint,
+/// which reads nothing and cannot fault, whatever the row.
+#[inline(always)]
+fn prefetch_rows<const LIVE: usize>(rows: *const Lanes, read: [u32; 2]) {
+    #[cfg(target_arch = "x86_64")]
+    for r in read {
+        let row = rows.wrapping_add(r as usize).cast::<i8>();
+        for byte in (0..LIVE * size_of::<f32>()).step_by(64) {
+            // SAFETY: a prefetch reads no memory and never faults, whatever the address.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    row.wrapping_add(byte),
+                );
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (rows, read);
+}
+
 multiversioned! {
     /// Backpropagates through the gates of the circuit that `plan` was made for, in
     /// reverse order, on a tile's first `live` lanes ([`live_lanes`]: the others are
@@ -207,10 +234,7 @@ fn backward_with<K: GateBackward, const LIVE: usize>(
         coefs.len() >= plan.params_read(),
         "every parameter has coefficients"
     );
-    let mut sums = CoefSums::<K> {
-        totals: coef_grads,
-        pending: None,
-    };
+    let mut sums = CoefSums::<K>::new(coef_grads);
     let acts_rows = acts_rows.as_ptr();
     let patch_rows = patch_rows.as_mut_ptr();
     // Gate rows' slots are numbered from `inputs` (the plan's numbering over both
@@ -226,7 +250,11 @@ fn backward_with<K: GateBackward, const LIVE: usize>(
             gate_slots.wrapping_add(s)
         }
     };
-    for step in plan.steps() {
+    let steps = plan.steps();
+    for (i, step) in steps.iter().enumerate() {
+        if let Some(ahead) = steps.get(i + PREFETCH_AHEAD) {
+            prefetch_rows::<LIVE>(acts_rows, [ahead.a, ahead.b]);
+        }
         // SAFETY: checked above: every row, slot and parameter named is in its table;
         // the plan gives a gate's output a slot apart from its inputs', and two
         // different live rows never share a slot.
@@ -262,7 +290,14 @@ struct CoefSums<'c, K: GateBackward> {
     pending: Option<(usize, K::Partials)>,
 }
 
-impl<K: GateBackward> CoefSums<'_, K> {
+impl<'c, K: GateBackward> CoefSums<'c, K> {
+    fn new(totals: &'c mut [[f64; 4]]) -> Self {
+        CoefSums {
+            totals,
+            pending: None,
+        }
+    }
+
     #[inline(always)]
     fn push(&mut self, param: usize, partials: K::Partials) {
         let ready = match K::DEFER_SUM {
