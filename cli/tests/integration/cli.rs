@@ -78,6 +78,52 @@ fn every_instruction_set_gives_the_same_log() {
     }
 }
 
+/// A grid that is one run of several tiles steps as phases shared by the threads (the
+/// lizard's 20x20 torus: 7 tiles; the asynchronous checkerboard's 14x14 grid: 4 tiles,
+/// its forward on the firing cells only): the same log and model for 1, 2 and 3 threads
+/// and for every instruction set this CPU runs.
+#[test]
+fn one_grid_of_many_tiles_gives_the_same_log_for_any_threads_and_instruction_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks: [&[&str]; 2] = [
+        &["lizard", "--small", "--epochs", "6"],
+        &["checkerboard-async", "--epochs", "8"],
+    ];
+    for task in tasks {
+        let run = |threads: usize, level: SimdLevel| {
+            let model = dir
+                .path()
+                .join(format!("{}-{threads}-{}/m.json", task[0], level.name()));
+            logicars()
+                .env(SIMD_VAR, level.name())
+                .arg("train")
+                .args(task)
+                .args(["--attempts", "1", "--no-artefacts", "--threads"])
+                .arg(threads.to_string())
+                .arg("--save")
+                .arg(&model)
+                .assert()
+                .success();
+            let log = std::fs::read_to_string(model.with_file_name("metrics.csv")).unwrap();
+            (log, std::fs::read(&model).unwrap())
+        };
+        let first = run(1, SimdLevel::detect());
+        assert_eq!(
+            first.0.lines().count(),
+            task[task.len() - 1].parse::<usize>().unwrap() + 1
+        );
+        for threads in [2, 3] {
+            assert!(
+                run(threads, SimdLevel::detect()) == first,
+                "{task:?}, {threads} threads"
+            );
+        }
+        for level in SimdLevel::available() {
+            assert!(run(2, level) == first, "{task:?}, {}", level.name());
+        }
+    }
+}
+
 #[test]
 fn an_instruction_set_the_cpu_lacks_is_an_error() {
     let unknown = logicars()
