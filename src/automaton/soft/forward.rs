@@ -1,4 +1,5 @@
-//! The soft rollout's forward steps, each run of tiles on its own or all in step.
+//! The soft rollout's forward steps: each run of tiles on its own, one run as phases,
+//! or all in step.
 
 use rayon::prelude::*;
 
@@ -14,7 +15,9 @@ use crate::model::circuit::Circuit;
 impl SoftRollout {
     /// Runs all steps with the given gate coefficients; each run of tiles that read only
     /// each other (a grid, see [`Geometry::tile_runs`]) steps on its own, so threads
-    /// do not wait for each other between steps.
+    /// do not wait for each other between steps. A rollout that is one run steps as
+    /// phases that the threads share (`run_phases`), an asynchronous one on its firing
+    /// cells only.
     ///
     /// [`Geometry::tile_runs`]: crate::automaton::geometry::Geometry::tile_runs
     pub fn forward(&mut self, circuit: &Circuit, coefs: &[[f32; 4]], masks: Option<&FireMasks>) {
@@ -130,7 +133,7 @@ impl SoftRollout {
     /// Step `t` on one tile (`tile` is `(tile, first)`, `prev` the window of tiles
     /// `first..`): its patch gathered into `acts`, the gates of `rows` run, its new state
     /// written to `next_tile`.
-    pub(super) fn forward_tile(
+    fn forward_tile(
         &self,
         circuit: &Circuit,
         (coefs, masks): (&[[f32; 4]], Option<&FireMasks>),
