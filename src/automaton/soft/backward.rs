@@ -147,11 +147,7 @@ impl SoftRollout {
             );
             // The gradient of the state before step t, plus the loss's own on it.
             std::mem::swap(&mut state, &mut next);
-            if let Some(loss_grads) = loss_grads.get(self.steps - t) {
-                for (g, l) in next.iter_mut().zip(&loss_grads[window.clone()]) {
-                    *g += l;
-                }
-            }
+            self.add_loss_grads(loss_grads, t, window.clone(), next);
         }
     }
 
@@ -216,12 +212,26 @@ impl SoftRollout {
                     (patch, next),
                     out,
                 );
-                if let Some(loss_grads) = loss_grads.get(steps - t) {
-                    let loss = &loss_grads[tile * tile_len..][..tile_len];
-                    out.iter_mut().zip(loss).for_each(|(g, l)| *g += l);
-                }
+                let lanes = tile * tile_len..(tile + 1) * tile_len;
+                self.add_loss_grads(loss_grads, t, lanes, out);
             }
         });
+    }
+
+    /// Adds the loss's own gradient on the state before step `t`, if the loss reads that
+    /// state, to `grads`: its `part` of the tile-blocked state.
+    fn add_loss_grads(
+        &self,
+        loss_grads: &[Vec<f32>],
+        t: usize,
+        part: Range<usize>,
+        grads: &mut [f32],
+    ) {
+        if let Some(loss_grads) = loss_grads.get(self.steps - t) {
+            for (g, l) in grads.iter_mut().zip(&loss_grads[part]) {
+                *g += l;
+            }
+        }
     }
 
     /// Back through step `t` on the window of tiles `first..`: each tile's patch

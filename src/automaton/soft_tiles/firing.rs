@@ -40,12 +40,11 @@ pub(in crate::automaton) fn gather_lanes(
     let live = live_lanes(lanes.len());
     for p in 0..PATCH {
         for (j, &lane) in lanes.iter().enumerate() {
+            // Channel c of a lane is `c * TILE` past its channel 0.
             let seen = neighbors[lane as usize][p];
+            let from = (seen != NO_LANE).then(|| state_index(channels, 0, seen as usize) - base);
             for c in 0..channels {
-                acts[(c * PATCH + p) * TILE + j] = match seen {
-                    NO_LANE => 0.0,
-                    seen => state[state_index(channels, c, seen as usize) - base],
-                };
+                acts[(c * PATCH + p) * TILE + j] = from.map_or(0.0, |from| state[from + c * TILE]);
             }
         }
         for c in 0..channels {
@@ -79,7 +78,7 @@ pub(in crate::automaton) fn write_firing_tile(
 }
 
 /// Where the firing lanes of `tile` sit in the list of firing lanes (sorted).
-pub(in crate::automaton) fn tile_span(lanes: &[u32], tile: usize) -> std::ops::Range<usize> {
+pub(in crate::automaton) fn tile_span(lanes: &[u32], tile: usize) -> Range<usize> {
     let below = |end: usize| lanes.partition_point(|&l| (l as usize) < end);
     below(tile * TILE)..below((tile + 1) * TILE)
 }
