@@ -1,11 +1,12 @@
 //! Backpropagation through every step of a soft rollout, each run of tiles on its own.
 
 use std::ops::Range;
+use std::sync::MutexGuard;
 
 use rayon::prelude::*;
 
 use crate::automaton::masks::FireMasks;
-use crate::automaton::soft::phases::{run_phases, PhaseBuffer};
+use crate::automaton::soft::phases::{run_phases_early, PhaseBuffer};
 use crate::automaton::soft::{every_row, ActivationMemory, BackwardTap, SoftRollout, Workspace};
 use crate::automaton::soft_tiles::{
     gather_patch, scatter_one_tile, scatter_patch_grads, seed_output_grads, split_runs,
@@ -77,25 +78,23 @@ impl SoftRollout {
             .par_iter_mut()
             .for_each(|g| g.fill([0.0; 4]));
         let runs = &self.runs;
-        let windows = split_runs(&mut patch_grads, runs, patch_len)
-            .into_iter()
-            .zip(split_runs(&mut tile_coef_grads, runs, 1))
-            .zip(split_runs(&mut state_grads, runs, tile_len))
-            .zip(split_runs(&mut next_grads, runs, tile_len))
-            .zip(runs);
-        let mut windows: Vec<_> = windows.collect();
-        if let [((((patch, coef), state), next), _)] = &mut windows[..] {
+        if let [_] = &runs[..] {
             let grads = RunGrads {
-                patch,
-                coef,
-                state,
-                next,
+                patch: &mut patch_grads,
+                coef: &mut tile_coef_grads,
+                state: &mut state_grads,
+                next: &mut next_grads,
             };
             self.backward_in_phases(circuit, (coefs, masks, tap), loss_grads, grads);
         } else {
-            windows
-                .into_par_iter()
-                .for_each(|((((patch, coef), state), next), run)| {
+            let windows = split_runs(&mut patch_grads, runs, patch_len)
+                .into_iter()
+                .zip(split_runs(&mut tile_coef_grads, runs, 1))
+                .zip(split_runs(&mut state_grads, runs, tile_len))
+                .zip(split_runs(&mut next_grads, runs, tile_len))
+                .zip(runs);
+            windows.collect::<Vec<_>>().into_par_iter().for_each(
+                |((((patch, coef), state), next), run)| {
                     let grads = RunGrads {
                         patch,
                         coef,
@@ -103,7 +102,8 @@ impl SoftRollout {
                         next,
                     };
                     self.backward_run(circuit, (coefs, masks, tap), loss_grads, run, grads);
-                });
+                },
+            );
         }
         sum_in_tile_order(&tile_coef_grads, coef_grads);
         self.tile_coef_grads = tile_coef_grads;
@@ -151,10 +151,14 @@ impl SoftRollout {
         }
     }
 
-    /// [`backward_run`](Self::backward_run) of a rollout that is one run of tiles, as
-    /// phases of [`run_phases`]: each step's tiles, then (but after step 0) the scatter
-    /// of their patch gradients into the gradient of the state before it. The same bits
-    /// as step after step.
+    /// [`backward_run`](Self::backward_run) of a rollout that is one run of tiles, every
+    /// step a phase of [`run_phases_early`]. A tile's task recomputes its activations
+    /// early, while the step after its own is still running; once that step is done, the
+    /// threads share out the scatter of its patch gradients into the gradient after the
+    /// step, and then each backpropagates through its tile. A thread left without a tile
+    /// of a step thus recomputes one of the next where it waited before (the asynchronous
+    /// checkerboard's short fourth tile left one thread idle for most of each step). The
+    /// same bits as step after step.
     fn backward_in_phases(
         &self,
         circuit: &Circuit,
@@ -165,56 +169,55 @@ impl SoftRollout {
         let (tile_len, steps) = (circuit.channels * TILE, self.steps);
         let patch_len = tile_len * PATCH;
         grads.next.copy_from_slice(&loss_grads[0]);
-        if steps == 0 {
-            return;
-        }
-        let len = grads.next.len();
         let (patch, coef) = (PhaseBuffer::new(grads.patch), PhaseBuffer::new(grads.coef));
-        // The gradients of the states after and before step t: `next` holds the one
-        // after the last step, then the two buffers take turns.
+        // The gradient of the state after the step of phase s is in turn s % 2.
         let turns = [PhaseBuffer::new(grads.next), PhaseBuffer::new(grads.state)];
-        let after_before = |t: usize| {
-            let k = (steps - 1 - t) % 2;
-            (&turns[k], &turns[1 - k])
-        };
-        let (level, masks) = (SimdLevel::active(), pass.1);
-        run_phases(2 * steps - 1, self.geometry.tiles(), |phase, tile| {
-            let t = steps - 1 - phase / 2;
-            let (after, before) = after_before(t);
-            if phase.is_multiple_of(2) {
-                // SAFETY: this phase writes each tile's patch and coefficient gradients
-                // only, and reads the gradient after step t, which the phase before wrote.
-                let (next, patch, coef) = unsafe {
-                    (
-                        after.part(0, len),
-                        patch.part_mut(tile * patch_len, patch_len),
-                        &mut coef.part_mut(tile, 1)[0],
-                    )
-                };
-                self.backward_tile(circuit, pass, (t, (tile, 0)), (next, patch, coef));
-            } else {
-                // SAFETY: this phase writes each tile's rows of the gradient before step
-                // t only, and reads the patch gradients that the phase before wrote.
-                let (patch, next, out) = unsafe {
-                    (
-                        patch.part(0, patch.len()),
-                        after.part(tile * tile_len, tile_len),
-                        before.part_mut(tile * tile_len, tile_len),
-                    )
-                };
-                let (shifts, at) = (self.shifts(), (t, tile, 0));
-                scatter_one_tile(
-                    level,
-                    shifts,
-                    circuit.channels,
-                    at,
-                    masks,
-                    (patch, next),
-                    out,
-                );
-                let lanes = tile * tile_len..(tile + 1) * tile_len;
-                self.add_loss_grads(loss_grads, t, lanes, out);
+        let (level, coefs, masks) = (SimdLevel::active(), pass.0, pass.1);
+        let early = |s: usize, tile| self.recompute_tile(circuit, coefs, (steps - 1 - s, tile));
+        let scatter = |s: usize, tile: usize| {
+            if s == 0 {
+                return;
             }
+            let t = steps - s;
+            let lanes = tile * tile_len..(tile + 1) * tile_len;
+            // SAFETY: every task of the phase before is done and no task of this phase
+            // has begun writing: this reads the patch gradients of step t and the tile's
+            // part of the gradient after it, and writes the tile's part of the gradient
+            // before it, which no other job touches.
+            let (patch, next, out) = unsafe {
+                (
+                    patch.part(0, patch.len()),
+                    turns[(s - 1) % 2].part(lanes.start, tile_len),
+                    turns[s % 2].part_mut(lanes.start, tile_len),
+                )
+            };
+            let (shifts, at) = (self.shifts(), (t, tile, 0));
+            scatter_one_tile(
+                level,
+                shifts,
+                circuit.channels,
+                at,
+                masks,
+                (patch, next),
+                out,
+            );
+            self.add_loss_grads(loss_grads, t, lanes, out);
+        };
+        let tiles = self.geometry.tiles();
+        run_phases_early(steps, tiles, early, (tiles, scatter), |s, tile, ws| {
+            let t = steps - 1 - s;
+            // SAFETY: this task alone writes the tile's patch and coefficient gradients
+            // in this phase, after its jobs read the patch gradients; it reads the
+            // tile's part of the gradient after step t, which the jobs wrote.
+            let (next, patch, coef) = unsafe {
+                (
+                    turns[s % 2].part(tile * tile_len, tile_len),
+                    patch.part_mut(tile * patch_len, patch_len),
+                    &mut coef.part_mut(tile, 1)[0],
+                )
+            };
+            let at = (t, (tile, tile));
+            self.backward_recomputed(circuit, pass, at, (next, patch, coef), ws);
         });
     }
 
@@ -265,21 +268,57 @@ impl SoftRollout {
     fn backward_tile(
         &self,
         circuit: &Circuit,
+        pass: Pass,
+        (t, tile): (usize, (usize, usize)),
+        grads: (&[f32], &mut [f32], &mut [[f64; 4]]),
+    ) {
+        let ws = self.recompute_tile(circuit, pass.0, (t, tile.0));
+        self.backward_recomputed(circuit, pass, (t, tile), grads, ws);
+    }
+
+    /// This thread's workspace, holding the activations of `tile` at step `t` if the
+    /// rollout recomputes them.
+    fn recompute_tile(
+        &self,
+        circuit: &Circuit,
+        coefs: &[[f32; 4]],
+        (t, tile): (usize, usize),
+    ) -> MutexGuard<'_, Workspace> {
+        let mut ws = self.workspace();
+        if self.memory == ActivationMemory::Recompute {
+            let len = self.state_len();
+            let state = &self.states[t * len..(t + 1) * len];
+            gather_patch(
+                self.shifts(),
+                circuit.channels,
+                (tile, 0),
+                state,
+                &mut ws.acts,
+            );
+            kernel::forward(
+                every_row(circuit),
+                coefs,
+                &mut ws.acts,
+                self.live_lanes(tile),
+            );
+        }
+        ws
+    }
+
+    /// [`backward_tile`](Self::backward_tile) once [`recompute_tile`](Self::recompute_tile)
+    /// has given `ws`.
+    fn backward_recomputed(
+        &self,
+        circuit: &Circuit,
         (coefs, masks, tap): Pass,
         (t, (tile, first)): (usize, (usize, usize)),
         (next_grads, patch_grads, coef_grads): (&[f32], &mut [f32], &mut [[f64; 4]]),
+        mut ws: MutexGuard<'_, Workspace>,
     ) {
-        let len = self.state_len();
-        let state = &self.states[t * len..(t + 1) * len];
         let live = self.live_lanes(tile);
-        let mut ws = self.workspace();
         let Workspace { acts, grads } = &mut *ws;
         let acts: &[f32] = match self.memory {
-            ActivationMemory::Recompute => {
-                gather_patch(self.shifts(), circuit.channels, (tile, 0), state, acts);
-                kernel::forward(every_row(circuit), coefs, acts, live);
-                acts
-            }
+            ActivationMemory::Recompute => acts,
             ActivationMemory::Store => &self.stored_acts[t * self.geometry.tiles() + tile],
             ActivationMemory::ForwardOnly => unreachable!("checked by backward"),
         };

@@ -16,18 +16,57 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 ///
 /// `task` must not wait on other rayon work: the threads that wait for it spin.
 pub(super) fn run_phases(phases: usize, tiles: usize, task: impl Fn(usize, usize) + Sync) {
+    let tasks = |phase, tile, ()| task(phase, tile);
+    run_phases_early(phases, tiles, |_, _| (), (0, |_, _| ()), tasks);
+}
+
+/// [`run_phases`] with a head start and shared jobs. A thread that takes a task runs
+/// `early(phase, tile)` at once, before the phases before are done; then, once they
+/// are, it helps run the phase's `jobs` shared jobs (`job(phase, j)` for each `j` below
+/// `jobs`, each run once, by whichever thread takes it); then, once every one of them is
+/// done, it runs `task(phase, tile, early's result)`.
+///
+/// A thread left without work at the end of a phase thus starts the next one's early
+/// part instead of waiting. `early` must touch nothing that an earlier phase's `task` or
+/// `job` writes; a phase's jobs run before any of its tasks' `task`.
+pub(super) fn run_phases_early<E>(
+    phases: usize,
+    tiles: usize,
+    early: impl Fn(usize, usize) -> E + Sync,
+    (jobs, job): (usize, impl Fn(usize, usize) + Sync),
+    task: impl Fn(usize, usize, E) + Sync,
+) {
     let total = phases * tiles;
     let (taken, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    // Tasks are taken in order, so when the tasks done number the earlier phases'
-    // tasks, those are the ones done.
+    // Each phase's jobs: (taken, done).
+    let shared: Vec<_> = match jobs {
+        0 => Vec::new(),
+        _ => (0..phases)
+            .map(|_| (AtomicUsize::new(0), AtomicUsize::new(0)))
+            .collect(),
+    };
+    // Tasks are taken in order and each waits for the phases before its own, so when
+    // the tasks done number the earlier phases' tasks, those are the ones done.
     let work = || loop {
         let k = taken.fetch_add(1, Ordering::Relaxed);
         if k >= total {
             break;
         }
         let (phase, tile) = (k / tiles, k % tiles);
+        let head = early(phase, tile);
         wait_until(|| done.load(Ordering::Acquire) >= phase * tiles);
-        task(phase, tile);
+        if let Some((jobs_taken, jobs_done)) = shared.get(phase) {
+            loop {
+                let j = jobs_taken.fetch_add(1, Ordering::Relaxed);
+                if j >= jobs {
+                    break;
+                }
+                job(phase, j);
+                jobs_done.fetch_add(1, Ordering::Release);
+            }
+            wait_until(|| jobs_done.load(Ordering::Acquire) >= jobs);
+        }
+        task(phase, tile, head);
         done.fetch_add(1, Ordering::Release);
     };
     let helpers = rayon::current_num_threads().min(tiles).saturating_sub(1);
@@ -133,6 +172,57 @@ mod tests {
                 runs.iter().all(|r| r.load(Ordering::Relaxed) == 1),
                 "{threads} threads"
             );
+        }
+    }
+
+    /// With a head start and shared jobs: each early part, job and task runs once; a job
+    /// starts only when the phases before are done, and a task only when its phase's
+    /// jobs are too; each task gets its own early part's result.
+    #[test]
+    fn jobs_run_between_the_phases_and_tasks_get_their_head_start() {
+        let (phases, tiles, jobs) = (30, 5, 3);
+        for threads in [1, 2, 7] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let count =
+                |n: usize| -> Vec<AtomicUsize> { (0..n).map(|_| AtomicUsize::new(0)).collect() };
+            let (heads, job_runs, runs) = (
+                count(phases * tiles),
+                count(phases * jobs),
+                count(phases * tiles),
+            );
+            let late = AtomicUsize::new(0);
+            let not_done = |counts: &[AtomicUsize], range: std::ops::Range<usize>| {
+                range
+                    .filter(|&k| counts[k].load(Ordering::Acquire) == 0)
+                    .count()
+            };
+            pool.install(|| {
+                let early = |phase: usize, tile: usize| {
+                    heads[phase * tiles + tile].fetch_add(1, Ordering::Release);
+                    phase * tiles + tile
+                };
+                let job = |phase: usize, j: usize| {
+                    late.fetch_add(not_done(&runs, 0..phase * tiles), Ordering::Relaxed);
+                    std::hint::black_box((0..20_000).sum::<u64>());
+                    job_runs[phase * jobs + j].fetch_add(1, Ordering::Release);
+                };
+                run_phases_early(phases, tiles, early, (jobs, job), |phase, tile, head| {
+                    assert_eq!(head, phase * tiles + tile, "the task's own head start");
+                    let waited = not_done(&runs, 0..phase * tiles)
+                        + not_done(&job_runs, phase * jobs..(phase + 1) * jobs);
+                    late.fetch_add(waited, Ordering::Relaxed);
+                    std::hint::black_box((0..2000).sum::<u64>());
+                    runs[phase * tiles + tile].fetch_add(1, Ordering::Release);
+                });
+            });
+            assert_eq!(late.load(Ordering::Relaxed), 0, "{threads} threads");
+            for counts in [&heads, &job_runs, &runs] {
+                let once = counts.iter().all(|r| r.load(Ordering::Relaxed) == 1);
+                assert!(once, "{threads} threads");
+            }
         }
     }
 }
