@@ -38,13 +38,9 @@ pub(super) fn run_phases_early<E>(
 ) {
     let total = phases * tiles;
     let (taken, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    // Each phase's jobs: (taken, done).
-    let shared: Vec<_> = match jobs {
-        0 => Vec::new(),
-        _ => (0..phases)
-            .map(|_| (AtomicUsize::new(0), AtomicUsize::new(0)))
-            .collect(),
-    };
+    // Jobs are numbered on from phase to phase, like the tasks: phase p's are
+    // p * jobs.. (p + 1) * jobs, taken only up to their phase's end.
+    let (jobs_taken, jobs_done) = (AtomicUsize::new(0), AtomicUsize::new(0));
     // Tasks are taken in order and each waits for the phases before its own, so when
     // the tasks done number the earlier phases' tasks, those are the ones done.
     let work = || loop {
@@ -55,17 +51,13 @@ pub(super) fn run_phases_early<E>(
         let (phase, tile) = (k / tiles, k % tiles);
         let head = early(phase, tile);
         wait_until(|| done.load(Ordering::Acquire) >= phase * tiles);
-        if let Some((jobs_taken, jobs_done)) = shared.get(phase) {
-            loop {
-                let j = jobs_taken.fetch_add(1, Ordering::Relaxed);
-                if j >= jobs {
-                    break;
-                }
-                job(phase, j);
-                jobs_done.fetch_add(1, Ordering::Release);
-            }
-            wait_until(|| jobs_done.load(Ordering::Acquire) >= jobs);
+        let end = (phase + 1) * jobs;
+        let next = |j: usize| (j < end).then_some(j + 1);
+        while let Ok(j) = jobs_taken.fetch_update(Ordering::Relaxed, Ordering::Relaxed, next) {
+            job(phase, j - phase * jobs);
+            jobs_done.fetch_add(1, Ordering::Release);
         }
+        wait_until(|| jobs_done.load(Ordering::Acquire) >= end);
         task(phase, tile, head);
         done.fetch_add(1, Ordering::Release);
     };
