@@ -5,7 +5,10 @@
 //! asynchronous checkerboard) cannot step its tiles on their own: each step reads the
 //! neighbours' new states. With a fork-join per step, the thread left without work went
 //! to sleep between steps of tens of microseconds and had to be woken for the next; here
-//! each thread takes the next free task and waits for the phase's last by spinning.
+//! each thread takes the next free task and waits for the phase's last by spinning. A
+//! task may do an early part before that wait (backward recomputes its tile's
+//! activations there), and a phase may have shared jobs that run between the wait and
+//! its tasks (backward's scatter).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -84,9 +87,9 @@ fn wait_until(ready: impl Fn() -> bool) {
     }
 }
 
-/// A buffer that the tasks of [`run_phases`] read and write by parts: which part a task
-/// reads or writes is its phase's business (no two tasks of a phase write one part, and
-/// no task reads a part that its phase writes).
+/// A buffer that the tasks and jobs of [`run_phases_early`] read and write by parts:
+/// which part each reads or writes is its phase's business (no two of them write one part
+/// at once, and none reads a part while another writes it).
 pub(super) struct PhaseBuffer<'a, T> {
     ptr: *mut T,
     len: usize,
