@@ -120,7 +120,7 @@ impl HardRollout {
         for (tile, bits) in self.bits.iter().enumerate() {
             for w in 0..WORDS {
                 let word = tile * WORDS + w;
-                let fires = masks.map_or(u64::MAX, |m| fire_word(m, step, word));
+                let fires = masks.map_or(u64::MAX, |m| m.fire_bits(step, word * 64));
                 for c in 0..channels {
                     let at = c * stride + margin + word;
                     let out = bits[circuit.output_row(c) * WORDS + w];
@@ -164,11 +164,4 @@ impl HardRollout {
             self.step(circuit, truth, masks, t);
         }
     }
-}
-
-/// Which of the 64 lanes of word `word` fire at `step`, as bits.
-fn fire_word(masks: &FireMasks, step: usize, word: usize) -> u64 {
-    (0..64).fold(0, |bits, i| {
-        bits | (u64::from(masks.fires(step, word * 64 + i)) << i)
-    })
 }

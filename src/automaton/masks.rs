@@ -85,6 +85,19 @@ impl FireMasks {
     pub fn fires(&self, step: usize, lane: usize) -> bool {
         lane >= self.lanes || self.fires[step * self.period + lane % self.period]
     }
+
+    /// [`fires`](Self::fires) for the 64 lanes from `first`, lane `first + i` in bit `i`:
+    /// one division for a tile's lanes instead of one per lane, for the loops that read
+    /// a tile's masks once per channel.
+    pub fn fire_bits(&self, step: usize, first: usize) -> u64 {
+        let draws = &self.fires[step * self.period..][..self.period];
+        let mut at = first % self.period;
+        (0..64).fold(0, |bits, i| {
+            let fires = first + i >= self.lanes || draws[at];
+            at = if at + 1 == self.period { 0 } else { at + 1 };
+            bits | (u64::from(fires) << i)
+        })
+    }
 }
 
 #[cfg(test)]
@@ -132,6 +145,31 @@ mod tests {
             }
         }
         assert!(masks.fires(1, 75), "padding lanes fire");
+    }
+
+    /// Shared and per-grid masks, words that start mid-grid, wrap past a grid's end and
+    /// run into the padding: every bit is the lane's `fires`.
+    #[test]
+    fn fire_bits_are_each_lanes_fires() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let shared = FireMasks::draw(3, 4, 25, 0.5, &mut rng);
+        let per_grid = FireMasks::draw_per_grid(3, 4, 25, 0.5, &mut rng);
+        for masks in [&shared, &per_grid] {
+            for step in 0..3 {
+                for first in [0, 7, 25, 64, 90] {
+                    let bits = masks.fire_bits(step, first);
+                    for i in 0..64 {
+                        let fires = masks.fires(step, first + i);
+                        assert_eq!(
+                            (bits >> i) & 1 == 1,
+                            fires,
+                            "step {step}, lane {}",
+                            first + i
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -27,12 +27,12 @@ pub(in crate::automaton) fn seed_output_grads(
     grads: &mut [f32],
 ) {
     let tile_len = circuit.channels * TILE;
+    let fired = masks.map_or(u64::MAX, |m| m.fire_bits(t, tile * TILE));
     for c in 0..circuit.channels {
         let seed = &mut grads[plan.gradient_slot(circuit.output_row(c)) * TILE..][..TILE];
         let from = &next_grads[(tile - first) * tile_len + c * TILE..][..TILE];
         for i in 0..TILE {
-            let fires = masks.is_none_or(|m| m.fires(t, tile * TILE + i));
-            seed[i] = if fires { from[i] } else { 0.0 };
+            seed[i] = if (fired >> i) & 1 == 1 { from[i] } else { 0.0 };
         }
     }
 }
@@ -85,10 +85,7 @@ pub(in crate::automaton) fn scatter_one_tile(
     grads: (&[f32], &[f32]),
     out: &mut [f32],
 ) {
-    let kept = (0..TILE).fold(0u64, |kept, l| {
-        let keeps = masks.is_some_and(|m| !m.fires(t, tile * TILE + l));
-        kept | (u64::from(keeps) << l)
-    });
+    let kept = masks.map_or(0, |m| !m.fire_bits(t, tile * TILE));
     scatter_tile_at(level, shifts, channels, (tile, first, kept), grads, out);
 }
 
