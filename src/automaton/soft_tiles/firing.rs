@@ -19,9 +19,19 @@ pub(in crate::automaton) fn firing_lanes(
     step: usize,
     tiles: Range<usize>,
 ) -> Vec<u32> {
+    const { assert!(TILE == 64, "a tile's fire bits are one word") };
     tiles
-        .flat_map(|tile| (tile * TILE..).take(geometry.real_lanes(tile)))
-        .filter(|&lane| masks.fires(step, lane))
+        .flat_map(|tile| {
+            let real = u64::MAX.checked_shr((TILE - geometry.real_lanes(tile)) as u32);
+            let mut bits = masks.fire_bits(step, tile * TILE) & real.unwrap_or(0);
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let i = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    tile * TILE + i
+                })
+            })
+        })
         .map(|lane| u32::try_from(lane).expect("lanes fit in u32"))
         .collect()
 }

@@ -126,3 +126,27 @@ fn the_scattered_gradient_sums_what_the_reader_table_names_in_patch_order() {
         }
     }
 }
+
+/// The firing lanes are the real lanes whose cell fires, in lane order, for shared and
+/// per-grid masks and for any window of tiles (padding lanes, which always fire, are not
+/// among them).
+#[test]
+fn the_firing_lanes_are_the_real_lanes_that_fire() {
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    for (batch, h, w, periodic) in CASES {
+        let g = Geometry::new(batch, h, w, periodic, TILE);
+        let cells = h * w;
+        let shared = FireMasks::draw(2, batch, cells, 0.6, &mut rng);
+        let per_grid = FireMasks::draw_per_grid(2, batch, cells, 0.6, &mut rng);
+        for masks in [&shared, &per_grid] {
+            for (first, tiles) in [(0, g.tiles()), (g.tiles() - 1, 1)] {
+                let got = firing_lanes(&g, masks, 1, first..first + tiles);
+                let expected: Vec<u32> = (first * TILE..(first + tiles) * TILE)
+                    .filter(|&lane| lane < batch * cells && masks.fires(1, lane))
+                    .map(|lane| lane as u32)
+                    .collect();
+                assert_eq!(got, expected, "{batch}x{h}x{w}, tiles {first}..");
+            }
+        }
+    }
+}
