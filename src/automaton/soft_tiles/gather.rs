@@ -92,23 +92,16 @@ pub(in crate::automaton) fn write_outputs(
     live: usize,
 ) {
     let tile_len = circuit.channels * TILE;
-    let fired = masks.map(|m| m.fire_bits(step, tile * TILE));
+    let every = u64::MAX >> (TILE - live);
+    let fired = masks.map_or(every, |m| m.fire_bits(step, tile * TILE)) & every;
     for c in 0..circuit.channels {
         let out = &acts[rows.slot(circuit.output_row(c)) * TILE..][..live];
         let old = &prev[(tile - first) * tile_len + c * TILE..][..live];
         let new = &mut next_tile[c * TILE..][..live];
-        match fired {
-            None => new.copy_from_slice(out),
-            Some(fired) => {
-                for i in 0..live {
-                    new[i] = if (fired >> i) & 1 == 1 {
-                        out[i]
-                    } else {
-                        old[i]
-                    };
-                }
-            }
+        if fired != every {
+            new.copy_from_slice(old);
         }
+        select_lanes(new, out, fired, |o, v| *o = v);
         if unit {
             new.iter_mut().for_each(|x| *x = x.clamp(0.0, 1.0));
         }

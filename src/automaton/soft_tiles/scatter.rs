@@ -27,18 +27,14 @@ pub(in crate::automaton) fn seed_output_grads(
     grads: &mut [f32],
 ) {
     let tile_len = circuit.channels * TILE;
-    let fired = masks.map(|m| m.fire_bits(t, tile * TILE));
+    let fired = masks.map_or(u64::MAX, |m| m.fire_bits(t, tile * TILE));
     for c in 0..circuit.channels {
         let seed = &mut grads[plan.gradient_slot(circuit.output_row(c)) * TILE..][..TILE];
         let from = &next_grads[(tile - first) * tile_len + c * TILE..][..TILE];
-        match fired {
-            None => seed.copy_from_slice(from),
-            Some(fired) => {
-                for i in 0..TILE {
-                    seed[i] = if (fired >> i) & 1 == 1 { from[i] } else { 0.0 };
-                }
-            }
+        if fired != u64::MAX {
+            seed.fill(0.0);
         }
+        select_lanes(seed, from, fired, |o, v| *o = v);
     }
 }
 
