@@ -5,7 +5,7 @@
 //! the suffixed name (`llvm-profdata-22`), rustup's `llvm-tools`, then the plain name.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
 
@@ -140,13 +140,7 @@ impl ToolFinder {
 }
 
 fn describe(path: PathBuf) -> Found {
-    let out = duct::cmd(&path, ["--version"])
-        .stderr_to_stdout()
-        .stdout_capture()
-        .unchecked()
-        .run()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
+    let out = version_output(&path).unwrap_or_default();
     let version = out
         .lines()
         .find(|l| !l.trim().is_empty())
@@ -160,11 +154,31 @@ fn describe(path: PathBuf) -> Found {
     }
 }
 
+/// `TOOL --version`, retried while the kernel reports the file busy (ETXTBSY): a
+/// script that was just written can still be open for writing in a process another
+/// thread forked, for the moment before that process runs its own program.
+fn version_output(path: &Path) -> std::io::Result<String> {
+    let mut tries = 0;
+    loop {
+        let run = duct::cmd(path, ["--version"])
+            .stderr_to_stdout()
+            .stdout_capture()
+            .unchecked()
+            .run();
+        match run {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 50 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            run => return run.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
-    use std::path::Path;
 
     fn stub(dir: &Path, name: &str, version_text: &str) {
         let path = dir.join(name);
