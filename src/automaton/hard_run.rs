@@ -60,7 +60,13 @@ impl HardRun {
     /// that tries one gate's ops at a time would otherwise rebuild every gate's table
     /// for each candidate.
     pub fn set_op(&mut self, model: &Model, g: usize) {
-        self.truth[g] = TruthMasks::of_op(model.hard_op(g));
+        self.set_op_to(g, model.hard_op(g));
+    }
+
+    /// Gives gate `g` the hard op `op`, whatever the model's logits say (a search tries a
+    /// change here before it makes it in the model).
+    pub fn set_op_to(&mut self, g: usize, op: usize) {
+        self.truth[g] = TruthMasks::of_op(op);
     }
 
     /// Lets the hard ops go until the next [`HardRun::set_ops`]. A trainer keeps one

@@ -17,6 +17,7 @@
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 
 use crate::automaton::grid::Grids;
 use crate::automaton::hard_run::HardRun;
@@ -24,7 +25,7 @@ use crate::evaluate::fresh::{criterion, Measure};
 use crate::evaluate::loss::hard_errors;
 use crate::model::circuit::{Circuit, GateOrder};
 use crate::model::config::ModelConfig;
-use crate::model::gates::OPS;
+use crate::model::gates::{NUM_OPS, OPS};
 use crate::model::network::Model;
 use crate::model::recipe::Recipe;
 use crate::tasks;
@@ -112,13 +113,16 @@ pub fn search_gates(
         return None;
     }
     let probe = Probe::of(c);
-    let run = HardRun::new(model, 1, (c.height, c.width));
+    let threads = rayon::current_num_threads().max(1);
+    let runs = (0..threads)
+        .map(|_| HardRun::new(model, 1, (c.height, c.width)))
+        .collect();
     let (circuit, inputs) = Circuit::compile_with_inputs(model, GateOrder::SharedInputs);
     let at = circuit_index_of_gates(model, &circuit);
     let rewirable = rewirable_gates(model, plan.rewire_layers);
     let mut searcher = Searcher {
         model,
-        run,
+        runs,
         probe,
         rows: Rows { at, inputs },
         budget: plan.budget,
@@ -130,7 +134,8 @@ pub fn search_gates(
             tried: 0,
         },
     };
-    let wrong = searcher.wrong_below(u64::MAX).unwrap_or(u64::MAX);
+    let (model, probe) = (&*searcher.model, &searcher.probe);
+    let wrong = wrong_below(&mut searcher.runs[0], model, probe, u64::MAX).unwrap_or(u64::MAX);
     (searcher.search.wrong_before, searcher.search.wrong_after) = (wrong, wrong);
     searcher.rounds(rewirable, &mut progress);
     Some(searcher.search)
@@ -152,19 +157,52 @@ struct Rows {
     inputs: Vec<Vec<u32>>,
 }
 
-/// What one candidate change came to.
-enum Tried {
-    /// The op is not one the gate's parameters can be set to take alone.
-    Unreachable,
-    /// Rolled out, no better, undone.
-    NoBetter,
-    /// Rolled out with fewer bits wrong, and kept.
-    Better,
+/// A candidate change, ready to roll out: the gate's new op, or the gate's input rows
+/// in the run's circuit with the wire it moves.
+#[derive(Clone, Copy)]
+enum Trial {
+    Op {
+        gate: usize,
+        op: usize,
+    },
+    Wire {
+        gate: usize,
+        /// The gate's wires (outputs of the layer before) once moved.
+        moved: (u32, u32),
+        /// The gate's place in the run's circuit, and the rows it reads there once moved
+        /// and as it is.
+        index: usize,
+        rows: (u32, u32),
+        kept_rows: (u32, u32),
+    },
+}
+
+impl Trial {
+    /// Makes `run` roll out the change.
+    fn apply(&self, run: &mut HardRun) {
+        match *self {
+            Trial::Op { gate, op } => run.set_op_to(gate, op),
+            Trial::Wire { index, rows, .. } => run.rewire(index, rows),
+        }
+    }
+
+    /// Makes `run` roll out `model`'s circuit again.
+    fn undo(&self, run: &mut HardRun, model: &Model) {
+        match *self {
+            Trial::Op { gate, .. } => run.set_op(model, gate),
+            Trial::Wire {
+                index, kept_rows, ..
+            } => run.rewire(index, kept_rows),
+        }
+    }
 }
 
 struct Searcher<'m> {
     model: &'m mut Model,
-    run: HardRun,
+    /// One run per thread, each the model's circuit between trials: the candidates a
+    /// round would roll out next are rolled out side by side, and the results taken in
+    /// the round's order, so the search is the one that rolls them out one by one.
+    runs: Vec<HardRun>,
     probe: Probe,
     rows: Rows,
     budget: usize,
@@ -191,6 +229,9 @@ impl Searcher<'_> {
     /// search has. Ops that agree on every input pair a gate meets (`met`) run the same
     /// rollout, so one op of each such class is rolled out, and none of the current op's
     /// class: the gate's outputs, hence the whole rollout, would be the same.
+    ///
+    /// The next candidates are picked as if each one before were no better (the only
+    /// case in which the later ones count), one per run, and rolled out together.
     fn first_better(
         &mut self,
         candidates: &[Candidate],
@@ -201,72 +242,58 @@ impl Searcher<'_> {
         let mut rolled: Vec<u16> = (0..met.len())
             .map(|g| 1 << on_met(self.model.hard_op(g), g))
             .collect();
-        for &Candidate { gate, change, .. } in candidates {
-            if self.done() {
+        let mut next = candidates.iter();
+        loop {
+            let mut batch = Vec::with_capacity(self.runs.len());
+            while batch.len() < self.runs.len() && !self.done_after(batch.len()) {
+                let Some(&Candidate { gate, change, .. }) = next.next() else {
+                    break;
+                };
+                let trial = match change {
+                    Change::Op(op) => {
+                        let class = 1 << on_met(op, gate);
+                        if rolled[gate] & class != 0 || !self.reachable(gate, op) {
+                            continue;
+                        }
+                        rolled[gate] |= class;
+                        Trial::Op { gate, op }
+                    }
+                    Change::Wire { a, source } => self.wire_trial(gate, a, source),
+                };
+                batch.push(trial);
+            }
+            if batch.is_empty() {
                 return false;
             }
-            let tried = match change {
-                Change::Op(op) => {
-                    let class = 1 << on_met(op, gate);
-                    if rolled[gate] & class != 0 {
-                        continue;
-                    }
-                    progress(self.search.tried);
-                    let tried = self.try_op(gate, op);
-                    if let Tried::NoBetter = tried {
-                        rolled[gate] |= class;
-                    }
-                    tried
+            let results = self.roll_out(&batch);
+            for (trial, wrong) in batch.iter().zip(results) {
+                progress(self.search.tried);
+                self.search.tried += 1;
+                if let Some(wrong) = wrong {
+                    self.keep(trial, wrong);
+                    return true;
                 }
-                Change::Wire { a, source } => {
-                    progress(self.search.tried);
-                    self.try_wire(gate, a, source)
-                }
-            };
-            if let Tried::Better = tried {
-                return true;
             }
         }
-        false
     }
 
-    /// The input pairs each gate meets in the rollout the search scores, a bit per pair
-    /// (see [`HardRun::pairs_met`]).
-    fn pairs_met(&mut self) -> Vec<u8> {
-        let mut met = vec![0; self.model.gate_count()];
-        self.run.set_state(&self.probe.init);
-        for t in 0..self.probe.scored * self.probe.steps {
-            self.run.step(None, t);
-            self.run.pairs_met(&mut met);
-        }
-        met
+    /// Whether the search would be done once `more` candidates were rolled out with no
+    /// better one among them.
+    fn done_after(&self, more: usize) -> bool {
+        self.search.wrong_after == 0 || self.search.tried + more >= self.budget
     }
 
-    /// Gives gate `g` op `op`, rolls it out, and keeps it if fewer bits are wrong.
-    fn try_op(&mut self, g: usize, op: usize) -> Tried {
-        let kept = self.model.logits[g];
-        let top = kept.iter().copied().fold(f32::MIN, f32::max);
-        self.model.logits[g][op] = top + 1.0;
-        if self.model.hard_op(g) != op {
-            self.model.logits[g] = kept;
-            return Tried::Unreachable;
-        }
-        self.run.set_op(self.model, g);
-        self.search.tried += 1;
-        if let Some(wrong) = self.wrong_below(self.search.wrong_after) {
-            self.search.wrong_after = wrong;
-            self.search.changed += 1;
-            return Tried::Better;
-        }
-        self.model.logits[g] = kept;
-        self.run.set_op(self.model, g);
-        Tried::NoBetter
+    /// Whether raising `op`'s logit above the gate's others makes it the gate's hard op
+    /// (not where the logits are too large for the step to change them).
+    fn reachable(&self, g: usize, op: usize) -> bool {
+        let mut logits = self.model.logits[g];
+        logits[op] = raised(&logits);
+        self.model.config.parametrization.hard_op(&logits) == op
     }
 
-    /// Moves input `a` (`b` when false) of gate `g` to output `source` of the layer
-    /// before, rolls it out, and keeps it if fewer bits are wrong; the circuit is patched
-    /// in place.
-    fn try_wire(&mut self, g: usize, a: bool, source: u32) -> Tried {
+    /// Moving input `a` (`b` when false) of gate `g` to output `source` of the layer
+    /// before.
+    fn wire_trial(&self, g: usize, a: bool, source: u32) -> Trial {
         let (l, i) = self
             .model
             .update_place(g)
@@ -280,23 +307,70 @@ impl Searcher<'_> {
         };
         let rows = &self.rows.inputs[l];
         let reads = |(a, b): (u32, u32)| (rows[a as usize], rows[b as usize]);
-        let (index, moved_rows, kept_rows) = (self.rows.at[g], reads(moved), reads(kept));
-        self.run.rewire(index, moved_rows);
-        self.search.tried += 1;
-        if let Some(wrong) = self.wrong_below(self.search.wrong_after) {
-            let wires = &mut self.model.update[l].wires;
-            (wires.a[i], wires.b[i]) = moved;
-            self.search.wrong_after = wrong;
-            self.search.rewired += 1;
-            return Tried::Better;
+        Trial::Wire {
+            gate: g,
+            moved,
+            index: self.rows.at[g],
+            rows: reads(moved),
+            kept_rows: reads(kept),
         }
-        self.run.rewire(index, kept_rows);
-        Tried::NoBetter
     }
 
-    fn wrong_below(&mut self, limit: u64) -> Option<u64> {
-        wrong_below(&mut self.run, self.model, &self.probe, limit)
+    /// The wrong bits of each trial's rollout, where fewer than the search has: trial
+    /// `k` on run `k`, side by side.
+    fn roll_out(&mut self, batch: &[Trial]) -> Vec<Option<u64>> {
+        let (model, probe) = (&*self.model, &self.probe);
+        let limit = self.search.wrong_after;
+        self.runs[..batch.len()]
+            .par_iter_mut()
+            .zip(batch)
+            .map(|(run, trial)| {
+                trial.apply(run);
+                let wrong = wrong_below(run, model, probe, limit);
+                trial.undo(run, model);
+                wrong
+            })
+            .collect()
     }
+
+    /// Keeps a trial that got `wrong` bits wrong: in the model, and in every run.
+    fn keep(&mut self, trial: &Trial, wrong: u64) {
+        match *trial {
+            Trial::Op { gate, op } => {
+                let logits = &mut self.model.logits[gate];
+                logits[op] = raised(logits);
+                self.search.changed += 1;
+            }
+            Trial::Wire { gate, moved, .. } => {
+                let (l, i) = self.model.update_place(gate).expect("a rewirable gate");
+                let wires = &mut self.model.update[l].wires;
+                (wires.a[i], wires.b[i]) = moved;
+                self.search.rewired += 1;
+            }
+        }
+        for run in &mut self.runs {
+            trial.apply(run);
+        }
+        self.search.wrong_after = wrong;
+    }
+
+    /// The input pairs each gate meets in the rollout the search scores, a bit per pair
+    /// (see [`HardRun::pairs_met`]).
+    fn pairs_met(&mut self) -> Vec<u8> {
+        let mut met = vec![0; self.model.gate_count()];
+        let run = &mut self.runs[0];
+        run.set_state(&self.probe.init);
+        for t in 0..self.probe.scored * self.probe.steps {
+            run.step(None, t);
+            run.pairs_met(&mut met);
+        }
+        met
+    }
+}
+
+/// The logit that makes an op the gate's hard op: one above the gate's largest.
+fn raised(logits: &[f32; NUM_OPS]) -> f32 {
+    logits.iter().copied().fold(f32::MIN, f32::max) + 1.0
 }
 
 /// The gates of the last `layers` update layers (the last layers' gates come last).
@@ -500,9 +574,11 @@ mod tests {
     }
 
     /// The search is deterministic for any thread count (its ranking's backward splits
-    /// the tiles by the threads, and its wire sums are made per tile): the same model
-    /// ranked and searched, rewiring two layers, in pools of 1 and 3 threads gives the
-    /// same predictions to the bit, the same search and the same gates.
+    /// the tiles by the threads, its wire sums are made per tile, and it rolls out one
+    /// candidate per thread side by side): the same model ranked and searched, rewiring
+    /// two layers, in pools of 1, 2 and 3 threads gives the same predictions to the bit,
+    /// the same search and the same gates. With one thread, candidates are rolled out
+    /// one by one.
     #[test]
     fn the_search_is_the_same_for_any_thread_count() {
         let plan = SearchPlan {
@@ -522,7 +598,7 @@ mod tests {
             let search = pool.install(|| search_gates(&mut model, plan, |_| {}));
             (ranked, predicted, search, model)
         };
-        let (one, three) = (searched(1), searched(3));
+        let (one, two, three) = (searched(1), searched(2), searched(3));
         assert!(one
             .0
             .iter()
@@ -532,6 +608,7 @@ mod tests {
             "{:?}",
             one.2
         );
+        assert_eq!(one, two);
         assert_eq!(one, three);
     }
 
