@@ -113,8 +113,7 @@ pub fn search_gates(
         return None;
     }
     let probe = Probe::of(c);
-    let threads = rayon::current_num_threads().max(1);
-    let runs = (0..threads)
+    let runs = (0..rayon::current_num_threads())
         .map(|_| HardRun::new(model, 1, (c.height, c.width)))
         .collect();
     let (circuit, inputs) = Circuit::compile_with_inputs(model, GateOrder::SharedInputs);
@@ -166,7 +165,8 @@ enum Trial {
         op: usize,
     },
     Wire {
-        gate: usize,
+        /// The gate's update layer and its place there.
+        place: (usize, usize),
         /// The gate's wires (outputs of the layer before) once moved.
         moved: (u32, u32),
         /// The gate's place in the run's circuit, and the rows it reads there once moved
@@ -211,7 +211,7 @@ struct Searcher<'m> {
 
 impl Searcher<'_> {
     fn done(&self) -> bool {
-        self.search.wrong_after == 0 || self.search.tried >= self.budget
+        self.done_after(0)
     }
 
     /// Rounds of candidate changes, each ending at the first that lowers the count.
@@ -308,7 +308,7 @@ impl Searcher<'_> {
         let rows = &self.rows.inputs[l];
         let reads = |(a, b): (u32, u32)| (rows[a as usize], rows[b as usize]);
         Trial::Wire {
-            gate: g,
+            place: (l, i),
             moved,
             index: self.rows.at[g],
             rows: reads(moved),
@@ -341,8 +341,11 @@ impl Searcher<'_> {
                 logits[op] = raised(logits);
                 self.search.changed += 1;
             }
-            Trial::Wire { gate, moved, .. } => {
-                let (l, i) = self.model.update_place(gate).expect("a rewirable gate");
+            Trial::Wire {
+                place: (l, i),
+                moved,
+                ..
+            } => {
                 let wires = &mut self.model.update[l].wires;
                 (wires.a[i], wires.b[i]) = moved;
                 self.search.rewired += 1;
