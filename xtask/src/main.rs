@@ -105,14 +105,25 @@ fn run(command: Command) -> anyhow::Result<Verdict> {
 
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory;
+    use clap::{CommandFactory, Parser};
 
-    use super::Cli;
+    use super::{Cli, Command};
 
     #[test]
     fn the_usage_names_cargo_xtask() {
         let help = Cli::command().render_help().to_string();
         assert!(help.contains("Usage: cargo xtask <COMMAND>"), "{help}");
+    }
+
+    /// A flag whose parser makes a list from one value hands the list over whole.
+    #[test]
+    fn report_pins_to_the_cores_it_is_given() {
+        let cli = Cli::try_parse_from(["cargo xtask", "report", "--cpus", "0,2-3"]);
+        match cli.map(|cli| cli.command) {
+            Ok(Command::Report(args)) => assert_eq!(args.cpus, Some(vec![0, 2, 3])),
+            Ok(_) => panic!("parsed as another command"),
+            Err(e) => panic!("{e}"),
+        }
     }
 
     /// Every flag explains itself and names its default (clap prints `default_value`s;

@@ -60,8 +60,10 @@ pub struct ReportArgs {
     #[arg(long, default_value = "30m", value_parser = parse_budget)]
     pub budget: f64,
     /// Cores every run is pinned to, e.g. 0-1 [default: every core this process may use].
+    // The full path keeps clap from reading a `Vec` as one core per value: `parse_cpus`
+    // turns the whole list into one value.
     #[arg(long, value_parser = parse_cpus)]
-    pub cpus: Option<Vec<usize>>,
+    pub cpus: Option<::std::vec::Vec<usize>>,
     /// Rounds of every variant on every workload under `perf record -e cpu-clock`
     /// (untimed, after the timed rounds) for the "where the time moved" tables; 0 skips
     /// them. A resumed report reuses the samples saved with its rounds if they cover as
