@@ -59,6 +59,14 @@ pub enum ConfigError {
     },
     #[error("the target's bits do not match its size")]
     TargetBits,
+    #[error("the target has no cell on: there is nothing to grow")]
+    EmptyTarget,
+    #[error(
+        "--steps {steps} cannot draw the target: its farthest on cell is {reach} cells from \
+         the seeded centre and a step reaches one cell further; use --steps {reach} or more \
+         (or leave --steps out to have them chosen)"
+    )]
+    StepsShortOfTarget { steps: usize, reach: usize },
     #[error("{task} grows a target of {expected} channel(s), got {got}")]
     TargetChannels {
         task: &'static str,

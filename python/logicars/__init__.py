@@ -362,7 +362,8 @@ class Run:
 
     @property
     def holds(self) -> bool | None:
-        """For a growing task: whether the kept model also holds it at twice the steps."""
+        """For a growing task: whether the kept model also holds it, still right at twice
+        and four times the steps where it has room (the coloured G: twice, on its grid)."""
         return self.kept.get("holds")
 
     def metrics_frame(self) -> Any:

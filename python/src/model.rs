@@ -80,6 +80,12 @@ impl Model {
                 if h == 0 || w == 0 {
                     return Err(bad_value(format!("a grid must not be empty, got {h}x{w}")));
                 }
+                // One f32 per value, before anything is allocated.
+                let values = [batch, h, w, c.channels, 4];
+                let bytes = values
+                    .iter()
+                    .try_fold(1u64, |acc, &n| acc.checked_mul(n as u64));
+                ensure_memory(&format!("{batch} grid(s) of {h}x{w}"), bytes)?;
                 Ok(tasks::eval_init(c.task, batch, h, w, c.channels, rng))
             }
         }
@@ -159,13 +165,17 @@ impl Model {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let init = self.init(grid, size, 1, &mut rng)?;
         let (h, w, ch) = (init.height, init.width, init.channels);
-        let frames = (steps as u64 + 1) * (h * w * ch) as u64;
+        let frames = [steps as u64 + 1, h as u64, w as u64, ch as u64]
+            .iter()
+            .try_fold(1u64, |acc, &n| acc.checked_mul(n));
         let size = RolloutSize::evaluation(1, (h, w), steps);
-        let bytes = hard_bytes(c, &size).and_then(|b| b.checked_add(frames));
+        let bytes = hard_bytes(c, &size)
+            .zip(frames)
+            .and_then(|(b, f)| b.checked_add(f));
         ensure_memory(&format!("a rollout of {h}x{w} for {steps} steps"), bytes)?;
         let damage = damage.map(|d| d.damage(h, w)).transpose()?;
         let masks = tasks::fire_masks(c, &init, steps, false, &mut rng);
-        let mut values = Vec::with_capacity(frames as usize);
+        let mut values = Vec::with_capacity(frames.unwrap_or(0) as usize);
         py.detach(|| {
             for_each_hard_frame::<()>(
                 &self.model,

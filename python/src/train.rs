@@ -6,7 +6,9 @@ use std::ops::ControlFlow;
 use std::time::Instant;
 
 use logicars::model::config::{ModelConfig, TrainSettings};
-use logicars::tasks::{self, check_target_channels, preset, set_channels, use_target};
+use logicars::tasks::{
+    self, check_target_channels, pattern_geometry, preset, set_channels, use_target,
+};
 use logicars::train::attempts::{run_attempts, AttemptsRun};
 use logicars::train::memory::{training_run_bytes, MemoryLimit, RolloutSize};
 use numpy::{IntoPyArray, PyReadonlyArrayDyn};
@@ -38,7 +40,8 @@ fn configure(
     let task = task_named(task)?;
     let (mut config, mut settings) = preset(task, small);
     settings.seed = seed.unwrap_or(settings.seed);
-    for change in overrides(knobs)? {
+    let changes = overrides(knobs)?;
+    for change in &changes {
         change.apply(&mut config, &mut settings);
     }
     if let Some(widths) = update_layers {
@@ -56,11 +59,17 @@ fn configure(
         set_channels(&mut config, channels).map_err(bad_value)?;
     }
     check_target_channels(&config).map_err(bad_value)?;
+    let steps_given = pattern_geometry::steps_given(&changes);
+    pattern_geometry::fit(&mut config, steps_given).map_err(bad_value)?;
     config.validate().map_err(bad_value)?;
     tasks::knobs::validate(&config, &settings).map_err(bad_value)?;
     let size = RolloutSize::training(&config, &settings);
+    let pool = match settings.recipe.pool {
+        0 => String::new(),
+        states => format!(" from a pool of {states} states"),
+    };
     let what = format!(
-        "training with batch {} on {}x{} grids for {} steps",
+        "training with batch {} on {}x{} grids for {} steps{pool}",
         size.batch, size.height, size.width, size.steps
     );
     let limit = MemoryLimit::from_env().map_err(errors::memory)?;

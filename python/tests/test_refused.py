@@ -46,12 +46,30 @@ def test_other_bad_arguments_are_value_errors():
         logicars.train("pattern", target=np.ones((4, 4, 2), bool))
     with pytest.raises(ValueError, match="a target must be 1..=64 pixels"):
         logicars.train("pattern", target=np.ones((65, 4), bool))
+    with pytest.raises(ValueError, match="the target has no cell on"):
+        logicars.train("pattern", target=np.zeros((16, 16), bool))
+    with pytest.raises(ValueError, match="the target has no cell on"):
+        logicars.train("lizard", target=np.zeros((16, 16), bool))
+    with pytest.raises(ValueError, match="--steps 3 cannot draw the target.*--steps 8 or more"):
+        logicars.train("pattern", target=np.ones((16, 16), bool), steps=3)
     with pytest.raises(ValueError, match="colored-g grows a target of 3 channel"):
         logicars.train("colored-g", target=np.ones((8, 8), bool))
     with pytest.raises(ValueError, match="the last update layer must have one gate per channel"):
         logicars.train("checkerboard", update_layers=[64, 64, 16])
     with pytest.raises(ValueError, match="setting lr=-1: lr must be"):
         logicars.sweep("gol", seeds=[0], sets={"lr": [-1]}, progress=False)
+
+
+def test_sizes_that_allocate_what_was_typed_are_refused_before_allocating():
+    with pytest.raises(MemoryError, match="from a pool of 1000000000000 states needs about"):
+        logicars.train("pattern", small=True, pool=10**12, progress=False)
+    model = logicars.train("gol", small=True, epochs=1, attempts=1, progress=False).model
+    with pytest.raises(MemoryError, match="1 grid\\(s\\) of 100000x100000 needs about"):
+        model.rollout(size=(100000, 100000))
+    with pytest.raises(MemoryError, match="of 100000x100000 needs about"):
+        model.eval(size=(100000, 100000), batch=4)
+    with pytest.raises(MemoryError, match="overflow"):
+        model.rollout(size=(2**40, 2**40))
 
 
 def test_a_model_file_that_is_not_one_is_refused(tmp_path):

@@ -13,6 +13,7 @@ use crate::automaton::frames::{for_each_hard_frame, hard_last_frame, Damage};
 use crate::automaton::grid::Grids;
 use crate::automaton::hard_run::HardRun;
 use crate::automaton::masks::{FireMasks, PAPER_FIRE_RATE};
+use crate::evaluate::fresh;
 use crate::evaluate::loss::wrong_bits;
 use crate::model::config::ModelConfig;
 use crate::model::network::Model;
@@ -101,17 +102,25 @@ pub fn rollout_checks(config: &ModelConfig, block: usize) -> Vec<RolloutCheck> {
             ]
         }
         TaskKind::Pattern | TaskKind::Lizard | TaskKind::ColoredG => {
-            // A grown pattern must persist (twice the steps, as the exact check asks),
-            // then grow back after damage: a centred block zeroed after each step from
-            // the task's to twice it, on the training grid.
+            // A grown pattern must persist where it has room (as the exact check's
+            // *holds* asks), then grow back after damage: a centred block of half the
+            // training grid's side zeroed after each step from the task's to twice it.
             let side = block.min(c.height / 2).min(c.width / 2).max(1);
-            let mut checks = vec![training, plain("2x steps", c.height, c.width, 2 * c.steps)];
+            let (rh, rw) = fresh::hold_grid(c);
+            let mut checks = vec![training];
             // The coloured G grows in from the border, so a larger grid would grow
             // another picture: the paper's 2x-grid test is the seeded patterns' only.
-            if c.task != TaskKind::ColoredG {
-                checks.push(plain("2x grid", 2 * c.height, 2 * c.width, c.steps));
+            if c.task.grows_from_centre() {
+                checks.push(plain("2x grid", rh, rw, c.steps));
             }
-            let regrowth = plain("regrowth after damage", c.height, c.width, s4);
+            for &factor in fresh::hold_factors(c.task) {
+                let name = match factor {
+                    2 => "holds 2x steps",
+                    _ => "holds 4x steps",
+                };
+                checks.push(plain(name, rh, rw, factor * c.steps));
+            }
+            let regrowth = plain("regrowth after damage", rh, rw, s4);
             checks.push(damaged(regrowth, side, c.steps, 2 * c.steps));
             checks
         }
@@ -410,19 +419,21 @@ mod tests {
             shape(TaskKind::ColoredG),
             [
                 ("training size", 16, 15, None),
-                ("2x steps", 16, 30, None),
+                ("holds 2x steps", 16, 30, None),
                 ("regrowth after damage", 16, 60, Some(g_block)),
             ]
         );
-        // The lizard: 20x20, 12 steps, and the paper's 2x grid.
-        let lizard_block = Damage::centred(10, 10, 12, 24, 20, 20).unwrap();
+        // The lizard: 20x20, 12 steps; the paper's 2x grid, where it is held and damaged
+        // with room around it (its own 20x20 wraps).
+        let lizard_block = Damage::centred(10, 10, 12, 24, 40, 40).unwrap();
         assert_eq!(
             shape(TaskKind::Lizard),
             [
                 ("training size", 20, 12, None),
-                ("2x steps", 20, 24, None),
                 ("2x grid", 40, 12, None),
-                ("regrowth after damage", 20, 48, Some(lizard_block)),
+                ("holds 2x steps", 40, 24, None),
+                ("holds 4x steps", 40, 48, None),
+                ("regrowth after damage", 40, 48, Some(lizard_block)),
             ]
         );
     }

@@ -27,7 +27,7 @@ use crate::evaluate::fresh_check;
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::network::Model;
 use crate::model::task::TaskKind;
-use crate::tasks::{preset, Override};
+use crate::tasks::{pattern_geometry, preset, Override};
 #[cfg(doc)]
 use crate::train;
 use crate::train::attempts::run_attempts;
@@ -43,14 +43,27 @@ pub struct Setting {
 }
 
 impl Setting {
-    /// The preset of `task` with this setting's changes, for `seed`.
+    /// The preset of `task` with this setting's changes, for `seed`, a pattern's grid
+    /// fitted to its steps ([`pattern_geometry::fit`]: a setting whose steps cannot
+    /// reach the target is refused by [`Setting::checked`]).
     pub fn apply(&self, task: TaskKind, small: bool, seed: u64) -> (ModelConfig, TrainSettings) {
+        self.fitted(task, small, seed).0
+    }
+
+    fn fitted(
+        &self,
+        task: TaskKind,
+        small: bool,
+        seed: u64,
+    ) -> ((ModelConfig, TrainSettings), Result<(), ConfigError>) {
         let (mut config, mut settings) = preset(task, small);
         settings.seed = seed;
         for change in &self.overrides {
             change.apply(&mut config, &mut settings);
         }
-        (config, settings)
+        let steps_given = pattern_geometry::steps_given(&self.overrides);
+        let fit = pattern_geometry::fit(&mut config, steps_given).map(|_| ());
+        ((config, settings), fit)
     }
 
     /// [`Setting::apply`] for any seed, checked as `train` checks its flags: the
@@ -60,7 +73,8 @@ impl Setting {
         task: TaskKind,
         small: bool,
     ) -> Result<(ModelConfig, TrainSettings), ConfigError> {
-        let (config, settings) = self.apply(task, small, 0);
+        let ((config, settings), fit) = self.fitted(task, small, 0);
+        fit?;
         config.validate()?;
         crate::tasks::knobs::validate(&config, &settings)?;
         Ok((config, settings))

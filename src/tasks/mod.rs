@@ -3,6 +3,7 @@
 
 pub mod knobs;
 mod life;
+pub mod pattern_geometry;
 mod presets;
 pub mod target_images;
 mod thumbnail;

@@ -6,7 +6,7 @@ use crate::model::parametrization::Parametrization;
 use crate::model::pattern::PatternTarget;
 use crate::model::recipe::{Recipe, RecipeName};
 use crate::model::task::TaskKind;
-use crate::tasks::target_images;
+use crate::tasks::{pattern_geometry, target_images};
 
 /// The paper's hyperparameters for `kind` (and a default seed); `small` gives a reduced
 /// model for quick runs.
@@ -16,6 +16,7 @@ pub fn preset(kind: TaskKind, small: bool) -> (ModelConfig, TrainSettings) {
     } else {
         full_preset(kind)
     };
+    pattern_geometry::fit(&mut config, false).expect("the built-in target has cells on");
     let shape = (config.height, config.width);
     settings.recipe = Recipe::named(RecipeName::DEFAULT, kind, shape);
     config.parametrization = settings.recipe.parametrization;
@@ -141,7 +142,7 @@ pub fn use_target(config: &mut ModelConfig, target: PatternTarget) -> Result<(),
             got: target.channels(),
         });
     }
-    target.validate()?;
+    target.validate_image()?;
     config.height = target.height;
     config.width = target.width;
     config.target_channels = (0..target.channels()).collect();

@@ -204,7 +204,16 @@ pub fn training_run_bytes(config: &ModelConfig, settings: &TrainSettings) -> Opt
             &RolloutSize::training(other, settings),
         )?);
     }
-    run.checked_add(small)?.checked_add(rivals)
+    run.checked_add(small)?
+        .checked_add(rivals)?
+        .checked_add(pool_bytes(config, settings)?)
+}
+
+/// Bytes of the recipe's sample pool ([`crate::train::pool`]): each state's bits packed
+/// into 64-bit words.
+fn pool_bytes(config: &ModelConfig, settings: &TrainSettings) -> Option<u64> {
+    let bits = product(&[config.height, config.width, config.channels])?;
+    product(&[settings.recipe.pool, bits.div_ceil(64) as usize, 8])
 }
 
 /// Bytes of a model's compiled wiring: its circuit (three words per gate), its backward
@@ -342,6 +351,21 @@ mod tests {
         assert_eq!(parse_bytes("99999999999T"), None);
         assert_eq!(human(512), "512 bytes");
         assert_eq!(human(3 << 29), "1.5 GB");
+    }
+
+    #[test]
+    fn a_sample_pool_counts_its_states_bits() {
+        let (config, mut settings) =
+            crate::tasks::preset(crate::model::task::TaskKind::Pattern, true);
+        let without = training_run_bytes(&config, &settings).unwrap();
+        settings.recipe.pool = 1000;
+        // The small pattern's 20x20 grid of 16 channels: 6,400 bits, 100 words a state.
+        assert_eq!((config.height, config.width, config.channels), (20, 20, 16));
+        let with = training_run_bytes(&config, &settings).unwrap();
+        assert_eq!(with - without, 1000 * 100 * 8);
+        settings.recipe.pool = 1_000_000_000_000;
+        let huge = training_run_bytes(&config, &settings);
+        assert_eq!(huge, Some(without + 800_000_000_000_000));
     }
 
     #[test]

@@ -45,6 +45,27 @@ fn training_too_large_for_memory_stops_at_once() {
 }
 
 #[test]
+fn a_sample_pool_too_large_for_memory_stops_at_once() {
+    let got = fails(&[
+        "train",
+        "pattern",
+        "--pool",
+        "1000000000000",
+        "--save",
+        "none/m.json",
+    ]);
+    let first = got.lines().nth(1).unwrap_or_default();
+    assert!(
+        first.starts_with(
+            "Error: training with --batch 1 on 20x20 grids for --steps 9 from a --pool of \
+             1000000000000 states needs about 5.7 PB of memory"
+        ),
+        "{got}"
+    );
+    assert!(!std::env::temp_dir().join("none").exists());
+}
+
+#[test]
 fn evaluation_too_large_for_memory_stops_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m.json");

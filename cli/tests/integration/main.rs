@@ -9,6 +9,7 @@ mod export;
 mod knobs;
 mod kubernetes;
 mod limits;
+mod pattern_geometry;
 mod refused;
 mod replay;
 mod resume;

@@ -203,7 +203,7 @@ fn pattern_loss_goes_down_on_the_shipped_target() {
     let model = train(
         dir.path(),
         "p",
-        &["pattern", "--small", "--epochs", "80", "--no-artefacts"],
+        &["pattern", "--small", "--epochs", "160", "--no-artefacts"],
     );
     let log = std::fs::read_to_string(model.with_file_name("metrics.csv")).unwrap();
     let soft: Vec<f64> = log
@@ -211,8 +211,8 @@ fn pattern_loss_goes_down_on_the_shipped_target() {
         .skip(1)
         .map(|l| l.split(',').nth(1).unwrap().parse().unwrap())
         .collect();
-    assert_eq!(soft.len(), 80);
-    let (first, last) = (soft[0], soft[79]);
+    assert_eq!(soft.len(), 160);
+    let (first, last) = (soft[0], soft[159]);
     assert!(last < 0.8 * first, "soft loss {first} -> {last}");
     // The saved model carries its target: eval and check need nothing else.
     logicars()
@@ -251,8 +251,11 @@ fn pattern_from_a_png() {
         .success();
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
-    assert_eq!(saved["config"]["height"], 6);
-    assert_eq!(saved["config"]["width"], 10);
+    // The image's centre cell is (3, 5): its two dark pixels reach 1 cell, so 1 + 2 spare
+    // steps on a grid of 2x3+2, the image centred in it.
+    assert_eq!(saved["config"]["steps"], 3);
+    assert_eq!(saved["config"]["height"], 8);
+    assert_eq!(saved["config"]["width"], 8);
     assert_eq!(saved["config"]["channels"], 8);
     assert_eq!(saved["config"]["periodic"], false);
 }

@@ -64,7 +64,8 @@ fn each_task_has_its_probes() {
         "--seed 99 --batch 4 --size 58x58 --steps 200"
     );
     assert_eq!([8, 14, 16].map(larger_side), [32, 58, 64]);
-    // Grows: step 12 on 20x20 and on 40x40; holds: also step 24.
+    // Grows: step 12 on 20x20 and on 40x40; holds: also steps 24 and 48 on 40x40, where
+    // the lizard has room (not on its own wrapping 20x20).
     let lizard = probes_of(TaskKind::Lizard);
     let shape = |p: &Probe| (p.size, p.steps, p.measure);
     assert_eq!(
@@ -72,7 +73,19 @@ fn each_task_has_its_probes() {
         [
             ((20, 20), 12, Measure::Grows),
             ((40, 40), 12, Measure::Grows),
-            ((20, 20), 24, Measure::Holds),
+            ((40, 40), 24, Measure::Holds),
+            ((40, 40), 48, Measure::Holds),
+        ]
+    );
+    // The pattern's own grid already has room for its steps; it is held on twice it too.
+    let pattern = probes_of(TaskKind::Pattern);
+    assert_eq!(
+        pattern.iter().map(shape).collect::<Vec<_>>(),
+        [
+            ((20, 20), 9, Measure::Grows),
+            ((40, 40), 9, Measure::Grows),
+            ((40, 40), 18, Measure::Holds),
+            ((40, 40), 36, Measure::Holds),
         ]
     );
     // The G is drawn in from the border: its own grid only.

@@ -8,6 +8,7 @@ use logicars::io::checkpoint_file::{self, RunOutputs};
 use logicars::io::pattern_image;
 use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::task::TaskKind;
+use logicars::tasks::pattern_geometry;
 use logicars::tasks::target_images::image_spec;
 use logicars::tasks::{check_target_channels, preset, set_channels, use_target};
 use logicars::train::memory::{training_run_bytes, RolloutSize};
@@ -62,6 +63,10 @@ pub(super) fn configure(args: &TrainArgs) -> Result<(ModelConfig, TrainSettings)
         config.update_layers.clone_from(&widths.0);
     }
     apply_pattern_flags(args, &mut config)?;
+    let steps_given = pattern_geometry::steps_given(&args.knobs.0);
+    if let Some(geometry) = pattern_geometry::fit(&mut config, steps_given)? {
+        eprintln!("{geometry}");
+    }
     if args.log_interval == Some(0) {
         bad_value!("--log-interval must be at least 1");
     }
@@ -74,8 +79,12 @@ pub(super) fn configure(args: &TrainArgs) -> Result<(ModelConfig, TrainSettings)
 /// The run's memory, against the limit, before anything is allocated.
 pub(super) fn ensure_training_fits(config: &ModelConfig, settings: &TrainSettings) -> Result<()> {
     let size = RolloutSize::training(config, settings);
+    let pool = match settings.recipe.pool {
+        0 => String::new(),
+        states => format!(" from a --pool of {states} states"),
+    };
     let what = format!(
-        "training with --batch {} on {}x{} grids for --steps {}",
+        "training with --batch {} on {}x{} grids for --steps {}{pool}",
         size.batch, size.height, size.width, size.steps
     );
     ensure_memory(&what, training_run_bytes(config, settings))

@@ -276,8 +276,19 @@ fn print_fresh_check(check: &FreshCheck) {
     }
     if check.has_holds() {
         let yes = |m| if check.passes(m) { "yes" } else { "no" };
+        let failed = check
+            .scores
+            .iter()
+            .find(|s| s.wrong > 0.0)
+            .map(|s| {
+                let (h, w) = s.probe.size;
+                let (measure, steps) = (s.probe.measure.name(), s.probe.steps);
+                format!("{measure} fails first on {h}x{w} at step {steps}; ")
+            })
+            .unwrap_or_default();
         println!(
-            "grows, holds: {}, {} (docs/tasks.md: right at the task's step; and at twice it)",
+            "grows, holds: {}, {} ({failed}docs/tasks.md: right at the task's step; and \
+             still right later, where it has room)",
             yes(Measure::Grows),
             yes(Measure::Holds)
         );

@@ -1,0 +1,273 @@
+//! The steps and grid that let a rule grown from one seeded cell draw a given target.
+//!
+//! A step reads each cell's 3x3 neighbourhood, so it carries information one cell in
+//! rows, columns or both: a cell `d` cells from the seed (the larger of its row and
+//! column distance) is still empty before step `d`. A target whose farthest on cell lies
+//! `d` cells out cannot be drawn in fewer than `d` steps (its *reach*). And on a wrapping
+//! grid the growth meets itself across the border once it is wider than the grid: on a
+//! side of `2 * steps + 2` nothing grown in `steps` steps from the centre touches its
+//! own other side, so no rule can lean on the wrap and the drawing is the same on every
+//! larger grid (the lizard's finish grid, 26 for its 12 steps, is that side).
+//!
+//! The `pattern` task takes both from its target: the steps from its reach (or the
+//! user's, refused when short of it) and a square grid of that room, the target in its
+//! centre (an image larger than the room has only empty cells out there, so it is
+//! cropped; a smaller one gets empty cells around it).
+
+use std::fmt;
+
+use crate::error::ConfigError;
+use crate::model::config::ModelConfig;
+use crate::model::pattern::PatternTarget;
+use crate::model::task::TaskKind;
+use crate::tasks::Override;
+
+/// Steps a rule gets beyond the reach by default: a third of the reach, at least two, so
+/// that the farthest cells need not be drawn by the very front of the growth (the paper's
+/// lizard, 9 cells out, is given 12 steps).
+fn spare_steps(reach: usize) -> usize {
+    (reach / 3).max(2)
+}
+
+/// Cells from the seed to the target's farthest on cell (any channel), the seed being
+/// the grid's centre cell and the target centred on it as [`crate::tasks::target`] places
+/// it; none when no cell is on.
+pub fn reach(target: &PatternTarget) -> Option<usize> {
+    let (seed_row, seed_col) = (target.height / 2, target.width / 2);
+    let channels = target.channels();
+    (0..target.height)
+        .flat_map(|row| (0..target.width).map(move |col| (row, col)))
+        .filter(|&(row, col)| (0..channels).any(|t| target.bit(row, col, t)))
+        .map(|(row, col)| row.abs_diff(seed_row).max(col.abs_diff(seed_col)))
+        .max()
+}
+
+/// Rows and columns spanned by the target's on cells ((0, 0) when none is on).
+fn drawn(target: &PatternTarget) -> (usize, usize) {
+    let on = |row: usize, col: usize| (0..target.channels()).any(|t| target.bit(row, col, t));
+    let span = |lines: Vec<usize>| match (lines.first(), lines.last()) {
+        (Some(first), Some(last)) => last - first + 1,
+        _ => 0,
+    };
+    let rows = (0..target.height).filter(|&r| (0..target.width).any(|c| on(r, c)));
+    let cols = (0..target.width).filter(|&c| (0..target.height).any(|r| on(r, c)));
+    (span(rows.collect()), span(cols.collect()))
+}
+
+/// The side of the smallest wrapping grid on which growth of `steps` steps from the
+/// centre never meets itself across the border.
+pub fn room(steps: usize) -> usize {
+    2 * steps + 2
+}
+
+/// The steps a run of a target of `reach` gets unless told otherwise.
+pub fn default_steps(reach: usize) -> usize {
+    reach + spare_steps(reach)
+}
+
+/// What [`fit`] chose for a pattern run, and why: said in the first line of `train`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    /// Rows and columns of the target's on cells, from the first to the last (the same
+    /// however much empty room the image had around it).
+    pub drawn: (usize, usize),
+    /// Cells from the seed to the farthest on cell.
+    pub reach: usize,
+    pub steps: usize,
+    /// Whether the steps were the user's rather than chosen here.
+    pub steps_given: bool,
+    /// The side of the square grid the run trains on.
+    pub side: usize,
+}
+
+impl fmt::Display for Geometry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (h, w) = self.drawn;
+        let why = match self.steps_given {
+            true => "given".to_string(),
+            false => format!("{} spare", self.steps - self.reach),
+        };
+        write!(
+            f,
+            "pattern: {steps} steps ({why}; the {h}x{w} drawing's farthest on cell is {reach} \
+             cells from the seed) on a {side}x{side} grid (2x{steps}+2: growth never meets \
+             itself across the border)",
+            steps = self.steps,
+            reach = self.reach,
+            side = self.side
+        )
+    }
+}
+
+/// Whether `changes` set the steps: [`fit`] then keeps them (or refuses them).
+pub fn steps_given(changes: &[Override]) -> bool {
+    changes.iter().any(|change| change.knob().key == "steps")
+}
+
+/// Fits a `pattern` model's steps and grid to its target (other tasks keep the paper's):
+/// the user's steps when `steps_given`, refused when they cannot reach the target, else
+/// [`default_steps`]; the grid a square of [`room`] for them, the target centred in it.
+pub fn fit(config: &mut ModelConfig, steps_given: bool) -> Result<Option<Geometry>, ConfigError> {
+    if config.task != TaskKind::Pattern {
+        return Ok(None);
+    }
+    let target = config.pattern.as_ref().ok_or(ConfigError::MissingPattern)?;
+    let reach = reach(target).ok_or(ConfigError::EmptyTarget)?;
+    let steps = match steps_given {
+        true if config.steps < reach => {
+            return Err(ConfigError::StepsShortOfTarget {
+                steps: config.steps,
+                reach,
+            })
+        }
+        true => config.steps,
+        false => default_steps(reach),
+    };
+    let side = room(steps);
+    let geometry = Geometry {
+        drawn: drawn(target),
+        reach,
+        steps,
+        steps_given,
+        side,
+    };
+    let placed = target.centred_in(side, side);
+    placed.validate()?;
+    config.steps = steps;
+    config.height = side;
+    config.width = side;
+    config.pattern = Some(placed);
+    Ok(Some(geometry))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::{preset, target_images};
+
+    /// A 1-bit target of `height x width` with the given cells on.
+    fn target(height: usize, width: usize, on: &[(usize, usize)]) -> PatternTarget {
+        let mut bits = vec![0; height * width];
+        for &(r, c) in on {
+            bits[r * width + c] = 1;
+        }
+        PatternTarget {
+            height,
+            width,
+            rgb: false,
+            bits,
+        }
+    }
+
+    #[test]
+    fn reach_is_the_larger_of_row_and_column_distance_from_the_centre_cell() {
+        // 8x8: the seed is cell (4, 4).
+        assert_eq!(reach(&target(8, 8, &[(4, 4)])), Some(0));
+        assert_eq!(reach(&target(8, 8, &[(4, 6), (5, 5)])), Some(2));
+        assert_eq!(
+            reach(&target(8, 8, &[(0, 0)])),
+            Some(4),
+            "a corner: 4 rows up"
+        );
+        assert_eq!(reach(&target(8, 8, &[(7, 3)])), Some(3), "3 rows down");
+        assert_eq!(reach(&target(8, 8, &[])), None, "no cell on");
+        // 5x7: the seed is cell (2, 3); a cell of any colour channel counts.
+        let mut rgb = target(5, 7, &[]);
+        rgb.rgb = true;
+        rgb.bits = vec![0; 5 * 7 * 3];
+        rgb.bits[(2 * 7) * 3 + 2] = 1; // (2, 0), blue only
+        assert_eq!(reach(&rgb), Some(3));
+    }
+
+    #[test]
+    fn the_builtin_g_and_the_lizard_reach_as_counted_by_hand() {
+        // The G's art spans rows 2..=13 and columns 1..=14 around the seed (8, 8).
+        assert_eq!(reach(&PatternTarget::builtin()), Some(7));
+        // The lizard's 12 paper steps are its reach plus a third.
+        assert_eq!(reach(&target_images::lizard()), Some(9));
+        assert_eq!(default_steps(9), 12);
+    }
+
+    #[test]
+    fn room_keeps_growth_from_meeting_itself_across_the_border() {
+        // After s steps the growth spans 2s + 1 cells; on 2s + 2 one empty cell is left
+        // between its two fronts, so the next step cannot yet carry either across.
+        for steps in 1..20 {
+            assert!(room(steps) > 2 * steps + 1);
+        }
+        assert_eq!(room(12), 26, "the lizard's finish grid");
+    }
+
+    #[test]
+    fn a_pattern_gets_steps_from_its_reach_and_a_grid_of_room() {
+        let (mut config, _) = preset(TaskKind::Pattern, true);
+        let image = target(32, 32, &[(16, 16), (1, 30)]);
+        config.pattern = Some(image.clone());
+        let g = fit(&mut config, false).unwrap().unwrap();
+        // (1, 30) is 15 rows and 14 columns from the seed (16, 16).
+        assert_eq!((g.reach, g.steps, g.side), (15, 20, 42));
+        assert_eq!((config.steps, config.height, config.width), (20, 42, 42));
+        let placed = config.pattern.as_ref().unwrap();
+        assert_eq!((placed.height, placed.width), (42, 42));
+        assert_eq!(reach(placed), Some(15), "centred: the same distances");
+        config.validate().unwrap();
+        assert_eq!(g.drawn, (16, 15));
+        assert!(
+            g.to_string()
+                .starts_with("pattern: 20 steps (5 spare; the 16x15 drawing"),
+            "{g}"
+        );
+    }
+
+    #[test]
+    fn a_large_image_with_little_drawn_is_cropped_to_its_room() {
+        let (mut config, _) = preset(TaskKind::Pattern, true);
+        config.pattern = Some(target(40, 40, &[(20, 20), (18, 22)]));
+        let g = fit(&mut config, false).unwrap().unwrap();
+        assert_eq!((g.reach, g.steps, g.side), (2, 4, 10));
+        let placed = config.pattern.as_ref().unwrap();
+        assert_eq!(placed.bits.iter().filter(|&&b| b == 1).count(), 2);
+        assert_eq!(reach(placed), Some(2));
+    }
+
+    #[test]
+    fn given_steps_short_of_the_reach_are_refused_with_the_least_that_reach() {
+        let (mut config, _) = preset(TaskKind::Pattern, true);
+        config.pattern = Some(target(32, 32, &[(0, 16)]));
+        config.steps = 12;
+        let before = config.clone();
+        let err = fit(&mut config, true).unwrap_err();
+        assert_eq!(
+            err,
+            ConfigError::StepsShortOfTarget {
+                steps: 12,
+                reach: 16
+            }
+        );
+        assert!(err.to_string().contains("--steps 16"), "{err}");
+        assert_eq!(config, before, "a refused fit leaves the model as it was");
+        // The reach itself is enough, and more gets a larger grid.
+        config.steps = 16;
+        assert_eq!(fit(&mut config, true).unwrap().unwrap().side, 34);
+        let (mut config, _) = preset(TaskKind::Pattern, true);
+        config.steps = 30;
+        assert_eq!(fit(&mut config, true).unwrap().unwrap().side, 62);
+    }
+
+    #[test]
+    fn a_target_with_nothing_on_is_refused() {
+        let (mut config, _) = preset(TaskKind::Pattern, true);
+        config.pattern = Some(target(16, 16, &[]));
+        assert_eq!(fit(&mut config, false), Err(ConfigError::EmptyTarget));
+    }
+
+    #[test]
+    fn other_tasks_keep_the_papers_geometry() {
+        for task in [TaskKind::Lizard, TaskKind::ColoredG, TaskKind::Checkerboard] {
+            let (mut config, _) = preset(task, false);
+            let before = config.clone();
+            assert_eq!(fit(&mut config, false), Ok(None));
+            assert_eq!(config, before);
+        }
+    }
+}
