@@ -25,7 +25,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use commands::{
-    assets, bolt, clean, compare, doctor, explain, flamegraph, instructions, pgo, report, setup,
+    assets, bolt, clean, compare, doctor, explain, flamegraph, instructions, pattern_sets, pgo,
+    report, setup,
 };
 use results::verdict::Verdict;
 
@@ -68,6 +69,9 @@ enum Command {
     Clean,
     /// Draw assets/lizard-noto.png from the Noto Color Emoji font (fonts-noto-color-emoji).
     Assets(assets::AssetsArgs),
+    /// Draw the 1-bit pattern targets of assets/patterns/ (tuning and untuned sets) from
+    /// DejaVu Sans Bold (fonts-dejavu-core).
+    PatternSets(pattern_sets::PatternSetsArgs),
 }
 
 /// The exit code of `compare` and `instructions` when something got slower past its
@@ -100,6 +104,7 @@ fn run(command: Command) -> anyhow::Result<Verdict> {
         Command::Flamegraph(args) => fine(flamegraph::run(args)),
         Command::Clean => fine(clean::run()),
         Command::Assets(args) => fine(assets::run(args)),
+        Command::PatternSets(args) => fine(pattern_sets::run(args)),
     }
 }
 

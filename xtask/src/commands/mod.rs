@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod explain;
 pub mod flamegraph;
 pub mod instructions;
+pub mod pattern_sets;
 pub mod pgo;
 pub mod report;
 pub mod setup;
