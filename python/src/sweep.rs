@@ -54,6 +54,7 @@ pub fn start_sweep(
             Ok(Setting {
                 label,
                 overrides: overrides(&knobs)?,
+                target: None,
             })
         })
         .collect::<PyResult<Vec<_>>>()?;

@@ -157,6 +157,7 @@ mod tests {
             settings: vec!["lr=0.1".into(), "lr=0.2".into()],
             shards: 2,
             version: "0.1.0".into(),
+            target: None,
         })
     }
 

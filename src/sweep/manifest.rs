@@ -11,6 +11,8 @@ use super::digest::json_digest;
 use super::error::StoreError;
 use super::plan::{self, Shard};
 use crate::io::atomic::write_new_atomically;
+use crate::io::pattern_image::png_bytes;
+use crate::model::pattern::PatternTarget;
 
 /// The manifest's file name in a sweep's folder.
 pub const MANIFEST: &str = "manifest.json";
@@ -50,7 +52,15 @@ pub struct Sweep {
     /// The version of the `logicars` that writes the rows: another version may train
     /// differently, so its rows are another sweep's.
     pub version: String,
+    /// The target image every run grows (`--target`, the `pattern` task), as bits: a
+    /// sweep of another image is another sweep. Its folder keeps it as [`TARGET`] too,
+    /// which the shards read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<PatternTarget>,
 }
+
+/// The file in a sweep's folder that holds its `--target` image, as shards read it.
+pub const TARGET: &str = "target.png";
 
 impl Manifest {
     pub fn new(sweep: Sweep) -> Self {
@@ -75,15 +85,26 @@ impl Manifest {
     /// Writes the manifest into `dir` unless one is there, without ever replacing one
     /// (shards that start at once agree on the first); then requires that the manifest
     /// in `dir` is this one.
+    /// A sweep of a `--target` also keeps its image there ([`TARGET`]).
     pub fn create_or_check(&self, dir: &Path) -> Result<(), StoreError> {
         let path = dir.join(MANIFEST);
         let json = serde_json::to_vec_pretty(self).expect("a manifest serializes");
         match write_new_atomically(&path, &json) {
-            Ok(()) => Ok(()),
+            Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                self.same_sweep(&Manifest::read(dir)?, dir)
+                self.same_sweep(&Manifest::read(dir)?, dir)?;
             }
-            Err(source) => Err(StoreError::Io { path, source }),
+            Err(source) => return Err(StoreError::Io { path, source }),
+        }
+        let Some(target) = &self.sweep.target else {
+            return Ok(());
+        };
+        let path = dir.join(TARGET);
+        match write_new_atomically(&path, &png_bytes(target)) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+                Err(StoreError::Io { path, source: e })
+            }
+            _ => Ok(()),
         }
     }
 
@@ -136,6 +157,7 @@ impl Manifest {
             ("settings", a.sets != b.sets),
             ("shards", a.shards != b.shards),
             ("version", a.version != b.version),
+            ("--target", a.target != b.target),
         ];
         checks.into_iter().filter(|c| c.1).map(|c| c.0).collect()
     }
@@ -188,6 +210,7 @@ mod tests {
             settings: vec!["lr=0.1".into(), "lr=0.2".into()],
             shards,
             version: "0.1.0".into(),
+            target: None,
         })
     }
 
@@ -218,6 +241,7 @@ mod tests {
             settings: vec!["lr=0.1".into(), "lr=0.2".into()],
             shards: 4,
             version: "0.2.0".into(),
+            target: None,
         });
         assert_ne!(m.sweep_id, other.sweep_id);
         assert_eq!(m.differences(&other), ["version"]);

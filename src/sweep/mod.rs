@@ -26,8 +26,9 @@ use crate::error::ConfigError;
 use crate::evaluate::fresh_check;
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::network::Model;
+use crate::model::pattern::PatternTarget;
 use crate::model::task::TaskKind;
-use crate::tasks::{pattern_geometry, preset, Override};
+use crate::tasks::{pattern_geometry, preset, use_target, Override};
 #[cfg(doc)]
 use crate::train;
 use crate::train::attempts::run_attempts;
@@ -40,6 +41,8 @@ use crate::train::{GateSearch, Metrics};
 pub struct Setting {
     pub label: String,
     pub overrides: Vec<Override>,
+    /// The target image the runs grow instead of the preset's (a sweep's `--target`).
+    pub target: Option<PatternTarget>,
 }
 
 impl Setting {
@@ -61,8 +64,13 @@ impl Setting {
         for change in &self.overrides {
             change.apply(&mut config, &mut settings);
         }
-        let steps_given = pattern_geometry::steps_given(&self.overrides);
-        let fit = pattern_geometry::fit(&mut config, steps_given).map(|_| ());
+        let fit = (|| {
+            if let Some(target) = &self.target {
+                use_target(&mut config, target.clone())?;
+            }
+            let steps_given = pattern_geometry::steps_given(&self.overrides);
+            pattern_geometry::fit(&mut config, steps_given).map(|_| ())
+        })();
         ((config, settings), fit)
     }
 
@@ -259,6 +267,7 @@ mod tests {
         let setting = Setting {
             label: "paper".into(),
             overrides: vec![Override::recipe(crate::model::recipe::RecipeName::Paper)],
+            target: None,
         };
         // Seed 25 solves the small checkerboard at epoch 181 with the paper's recipe, and
         // the model it keeps then is exact.

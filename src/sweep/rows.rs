@@ -256,6 +256,7 @@ mod tests {
             settings: vec!["preset".into()],
             shards: 1,
             version: "0.1.0".into(),
+            target: None,
         })
     }
 

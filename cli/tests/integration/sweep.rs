@@ -277,3 +277,71 @@ fn a_sweep_of_too_many_runs_is_refused_at_once() {
         "{stderr}"
     );
 }
+
+/// A sweep of the pattern task grows a `--target` image: its bits are part of the sweep's
+/// identity, its folder keeps the image for its shards, and another image is another
+/// sweep.
+#[test]
+fn a_pattern_sweep_grows_its_target_and_keeps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let image = |name: &str, on: &[(u32, u32)]| {
+        let mut img = image::GrayImage::from_pixel(8, 8, image::Luma([255]));
+        for &(row, col) in on {
+            img.put_pixel(col, row, image::Luma([0]));
+        }
+        let path = d.join(name);
+        img.save(&path).unwrap();
+        path
+    };
+    let (a, b) = (
+        image("a.png", &[(4, 4), (3, 4)]),
+        image("b.png", &[(4, 4), (2, 2)]),
+    );
+    let sweep = |target: &std::path::Path| {
+        let mut command = Command::cargo_bin("logicars").unwrap();
+        command
+            .args(["sweep", "pattern", "--small", "--seeds", "0"])
+            .args(["--set", "epochs=2", "--set", "attempts=1", "--target"])
+            .arg(target)
+            .arg("--out")
+            .arg(d.join("s"));
+        command.assert()
+    };
+    sweep(&a).success();
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("s/manifest.json")).unwrap()).unwrap();
+    let target = &manifest["target"];
+    assert_eq!(
+        (&target["height"], &target["width"]),
+        (&8.into(), &8.into())
+    );
+    let kept = std::fs::read(d.join("s/target.png")).unwrap();
+    let spec =
+        logicars::tasks::target_images::image_spec(logicars::model::task::TaskKind::Pattern, false)
+            .unwrap();
+    let read = logicars::tasks::target_images::target_from_image(&kept, spec).unwrap();
+    assert_eq!(
+        serde_json::to_value(&read).unwrap(),
+        *target,
+        "the kept image is the target"
+    );
+    let runs = std::fs::read_to_string(d.join("s/runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 2, "{runs}");
+    let out = sweep(&b).code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("it differs in --target"), "{stderr}");
+    let out = Command::cargo_bin("logicars")
+        .unwrap()
+        .args(["sweep", "gol", "--small", "--seeds", "0", "--target"])
+        .arg(&a)
+        .arg("--out")
+        .arg(d.join("g"))
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert_eq!(
+        stderr,
+        "Error: --target is for sweeps of the pattern task\n"
+    );
+}

@@ -83,6 +83,10 @@ pub struct PlanArgs {
     /// Also save each run's kept model beside its row (runs/<setting>-seed<S>.model.json).
     #[arg(long)]
     pub save_models: bool,
+    /// pattern: the target image every run grows, read as `train pattern --target` reads
+    /// it; the sweep's folder keeps a copy (target.png) that its shards read.
+    #[arg(long, value_name = "IMAGE.png")]
+    pub target: Option<PathBuf>,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use logicars::model::task::TaskKind;
-use logicars::sweep::manifest::{Manifest, Sweep};
+use logicars::sweep::manifest::{Manifest, Sweep, TARGET};
 use logicars::sweep::{Setting, MAX_RUNS};
 use logicars::tasks::{knobs, Override};
 
@@ -80,6 +80,7 @@ pub(super) fn settings(sets: &[String]) -> Result<Vec<Setting>> {
     let mut out = vec![Setting {
         label: String::new(),
         overrides: Vec::new(),
+        target: None,
     }];
     for set in sets {
         let Some((key, values)) = set.split_once('=') else {
@@ -104,7 +105,8 @@ pub(super) fn settings(sets: &[String]) -> Result<Vec<Setting>> {
     Ok(out)
 }
 
-/// The manifest of a sweep of `task` with these settings, cut into `shards` pieces.
+/// The manifest of a sweep of `task` with these settings (and their target image, which
+/// they share), cut into `shards` pieces.
 pub(super) fn manifest(
     task: TaskKind,
     small: bool,
@@ -123,6 +125,7 @@ pub(super) fn manifest(
         settings: settings.iter().map(|s| s.label.clone()).collect(),
         shards,
         version: env!("CARGO_PKG_VERSION").into(),
+        target: settings.first().and_then(|s| s.target.clone()),
     })
 }
 
@@ -154,6 +157,10 @@ pub(super) fn shard_args(
     args.extend(["--seeds".into(), seeds_flag(&manifest.sweep.seeds)]);
     for set in &manifest.sweep.sets {
         args.extend(["--set".into(), set.clone()]);
+    }
+    if manifest.sweep.target.is_some() {
+        let image = dir.join(TARGET);
+        args.extend(["--target".into(), image.display().to_string()]);
     }
     if manifest.sweep.full {
         args.push("--full".into());

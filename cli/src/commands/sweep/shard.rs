@@ -6,12 +6,13 @@ use std::sync::Mutex;
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use logicars::io::model_file;
+use logicars::io::{model_file, pattern_image};
 use logicars::model::task::TaskKind;
 use logicars::sweep::manifest::Manifest;
 use logicars::sweep::plan::Shard;
 use logicars::sweep::rows::{Row, RowState};
 use logicars::sweep::{self, Outcome, Setting};
+use logicars::tasks::target_images::image_spec;
 use logicars::train::memory::training_run_bytes;
 use rayon::prelude::*;
 
@@ -31,7 +32,17 @@ fn folder(args: &PlanArgs, task: TaskKind) -> PathBuf {
 pub fn run(args: PlanArgs) -> Result<()> {
     let task = args.task.expect("clap requires the task");
     sweep::check_plan(setting_count(&args.sets), args.seeds.count())?;
-    let settings = settings(&args.sets)?;
+    let mut settings = settings(&args.sets)?;
+    if let Some(path) = &args.target {
+        if task != TaskKind::Pattern {
+            bail!("--target is for sweeps of the pattern task");
+        }
+        let spec = image_spec(task, false).expect("a growing task");
+        let target = pattern_image::load(path, spec)?;
+        for setting in &mut settings {
+            setting.target = Some(target.clone());
+        }
+    }
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let pieces = match (args.cluster.emit, args.cluster.shards) {
         (Some(engine), Some(asked)) => {
