@@ -331,12 +331,17 @@ fn a_pattern_sweep_grows_its_target_and_keeps_it() {
     let out = sweep(&b).code(2);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert!(stderr.contains("it differs in --target"), "{stderr}");
+}
+
+#[test]
+fn a_target_is_for_pattern_sweeps_only() {
+    let dir = tempfile::tempdir().unwrap();
     let out = Command::cargo_bin("logicars")
         .unwrap()
         .args(["sweep", "gol", "--small", "--seeds", "0", "--target"])
-        .arg(&a)
+        .arg(dir.path().join("a.png"))
         .arg("--out")
-        .arg(d.join("g"))
+        .arg(dir.path().join("g"))
         .assert()
         .failure();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
