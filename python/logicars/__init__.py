@@ -287,10 +287,16 @@ class Model:
 
     def fresh_check(self) -> dict[str, Any]:
         """The check every run ends with, on inputs it never trained on:
-        ``{"exact", "accuracy", "grows", "holds"}`` (grows and holds for the growing
-        tasks, else None)."""
-        exact, accuracy, grows, holds = self._native.fresh_check()
-        return {"exact": exact, "accuracy": accuracy, "grows": grows, "holds": holds}
+        ``{"exact", "accuracy", "grows", "holds", "regrows"}`` (the last three for the
+        growing tasks, else None)."""
+        exact, accuracy, grows, holds, regrows = self._native.fresh_check()
+        return {
+            "exact": exact,
+            "accuracy": accuracy,
+            "grows": grows,
+            "holds": holds,
+            "regrows": regrows,
+        }
 
     def check(
         self,
@@ -365,6 +371,12 @@ class Run:
         """For a growing task: whether the kept model also holds it, still right at twice
         and four times the steps where it has room (the coloured G: twice, on its grid)."""
         return self.kept.get("holds")
+
+    @property
+    def regrows(self) -> bool | None:
+        """For a growing task: whether the kept model draws its pattern again after the
+        paper's damage (reported; not part of exactness)."""
+        return self.kept.get("regrows")
 
     def metrics_frame(self) -> Any:
         """The metrics as a pandas DataFrame (pandas must be installed)."""
@@ -468,11 +480,11 @@ class Sweep:
         #: One NumPy array (or list) per column, one entry per run: ``setting``,
         #: ``seed``, ``exact``, ``attempts``, ``epochs``, ``epochs_to_exact`` (NaN when
         #: never), ``time_to_exact`` (inf when never), ``wall_s``, ``fresh_accuracy``,
-        #: ``grows``, ``holds``.
+        #: ``grows``, ``holds``, ``regrows``.
         self.runs: dict[str, Any] = dict(done["runs"])
         #: Per setting: runs, exact runs and their 95% interval, attempts and the rate of
         #: one attempt's interval, median and 90th percentile time to exact (None when
-        #: more than that share has none), grows and holds counts.
+        #: more than that share has none), grows, holds and regrows counts.
         self.summary: list[dict[str, Any]] = [dict(s) for s in done["summary"]]
         #: Runs planned; fewer ran when the sweep was interrupted.
         self.planned: int = done["planned"]

@@ -92,6 +92,9 @@ impl Model {
     }
 }
 
+/// What `fresh_check` returns to Python.
+type FreshCheckTuple = (bool, f64, Option<bool>, Option<bool>, Option<bool>);
+
 /// Refuses work that would need more memory than the limit (`LOGICARS_MEMORY_LIMIT`).
 fn ensure_memory(what: &str, bytes: Option<u64>) -> PyResult<()> {
     let limit = MemoryLimit::from_env().map_err(errors::memory)?;
@@ -232,9 +235,9 @@ impl Model {
         Ok((e.soft_loss, e.hard_loss, e.accuracy))
     }
 
-    /// The check a run ends with: `(exact, accuracy, grows, holds)` on inputs it never
-    /// trained on (grows and holds: for the growing tasks).
-    fn fresh_check(&self, py: Python<'_>) -> (bool, f64, Option<bool>, Option<bool>) {
+    /// The check a run ends with: `(exact, accuracy, grows, holds, regrows)` on inputs it
+    /// never trained on (grows, holds and regrows: for the growing tasks).
+    fn fresh_check(&self, py: Python<'_>) -> FreshCheckTuple {
         let check = py.detach(|| fresh_check(&self.model));
         let measured = |m| check.has_holds().then(|| check.passes(m));
         (
@@ -242,6 +245,7 @@ impl Model {
             check.accuracy,
             measured(Measure::Grows),
             measured(Measure::Holds),
+            measured(Measure::Regrows),
         )
     }
 

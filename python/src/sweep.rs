@@ -100,11 +100,12 @@ fn summary_dict<'py>(py: Python<'py>, label: &str, s: &Summary) -> PyResult<Boun
     d.set_item("time_to_exact_p90", s.time_to_exact.1)?;
     d.set_item("grows", s.grows)?;
     d.set_item("holds", s.holds)?;
+    d.set_item("regrows", s.regrows)?;
     Ok(d)
 }
 
 impl Done for SweepDone {
-    /// The runs as columns (NumPy arrays; `grows` and `holds` lists, None for tasks that
+    /// The runs as columns (NumPy arrays; `grows`, `holds` and `regrows` lists, None for tasks that
     /// grow no pattern) and one summary per setting.
     fn into_py(self: Box<Self>, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
         let o = &self.outcomes;
@@ -133,6 +134,8 @@ impl Done for SweepDone {
         runs.set_item("grows", grows)?;
         let holds: Vec<Option<bool>> = o.iter().map(|r| r.holds).collect();
         runs.set_item("holds", holds)?;
+        let regrows: Vec<Option<bool>> = o.iter().map(|r| r.regrows).collect();
+        runs.set_item("regrows", regrows)?;
         let summaries = PyList::empty(py);
         for (label, s) in self.labels.iter().zip(summarize(o, self.labels.len())) {
             summaries.append(summary_dict(py, label, &s)?)?;

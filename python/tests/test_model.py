@@ -112,12 +112,13 @@ def test_a_growing_task_grows_a_target_given_as_an_array():
         "pattern", small=True, target=target, epochs=30, attempts=1, progress=False
     )
     model = run.model
-    assert model.size == (10, 10)
+    # Its farthest cell is 2 from the seed (5, 5): 2 + 2 steps on a grid of 2x4+2 = 10.
+    assert (model.size, model.steps) == ((10, 10), 4)
     pattern = model.config["pattern"]
     assert (pattern["height"], pattern["width"], pattern["rgb"]) == (10, 10, False)
     assert pattern["bits"] == target.astype(np.uint8).ravel().tolist()
-    assert model.rollout().shape == (13, 10, 10, model.channels)
-    assert run.grows is not None and run.holds is not None
+    assert model.rollout().shape == (5, 10, 10, model.channels)
+    assert run.grows is not None and run.holds is not None and run.regrows is not None
     rgb = np.zeros((6, 6, 3), np.uint8)
     rgb[2:4, 2:4, 0] = 1
     model = logicars.train(

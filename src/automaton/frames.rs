@@ -81,6 +81,15 @@ impl Damage {
         })
     }
 
+    /// The block as [`Damage::parse`] reads it back (`RxC@A..B`), for one centred as
+    /// [`Damage::centred`] centres it.
+    pub fn flag(&self) -> String {
+        format!(
+            "{}x{}@{}..{}",
+            self.rows, self.cols, self.first_step, self.last_step
+        )
+    }
+
     pub fn applies_at(&self, step: usize) -> bool {
         (self.first_step..=self.last_step).contains(&step)
     }

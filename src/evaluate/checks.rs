@@ -105,7 +105,6 @@ pub fn rollout_checks(config: &ModelConfig, block: usize) -> Vec<RolloutCheck> {
             // A grown pattern must persist where it has room (as the exact check's
             // *holds* asks), then grow back after damage: a centred block of half the
             // training grid's side zeroed after each step from the task's to twice it.
-            let side = block.min(c.height / 2).min(c.width / 2).max(1);
             let (rh, rw) = fresh::hold_grid(c);
             let mut checks = vec![training];
             // The coloured G grows in from the border, so a larger grid would grow
@@ -120,8 +119,20 @@ pub fn rollout_checks(config: &ModelConfig, block: usize) -> Vec<RolloutCheck> {
                 };
                 checks.push(plain(name, rh, rw, factor * c.steps));
             }
-            let regrowth = plain("regrowth after damage", rh, rw, s4);
-            checks.push(damaged(regrowth, side, c.steps, 2 * c.steps));
+            let damage = fresh::damage_of_side(c, block);
+            checks.push(RolloutCheck {
+                damage: Some(damage),
+                note: format!(
+                    "{}x{} block zeroed after steps {}..={}",
+                    damage.rows, damage.cols, damage.first_step, damage.last_step
+                ),
+                ..plain(
+                    "regrowth after damage",
+                    rh,
+                    rw,
+                    fresh::REGROWTH_FACTOR * c.steps,
+                )
+            });
             checks
         }
     }

@@ -27,8 +27,10 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::automaton::frames::Damage;
 use crate::automaton::grid::Grids;
-use crate::evaluate::hard::HardEvaluator;
+use crate::evaluate::checks::CheckOptions;
+use crate::evaluate::hard::{score_damaged, HardEvaluator};
 use crate::model::config::ModelConfig;
 use crate::model::network::Model;
 use crate::model::task::TaskKind;
@@ -52,11 +54,14 @@ pub struct Probe {
     pub batch: usize,
     pub size: (usize, usize),
     pub steps: usize,
-    /// What the probe measures: whether the rule draws its target, or keeps it drawn.
+    /// What the probe measures: whether the rule draws its target, keeps it drawn, or
+    /// draws it again after damage.
     pub measure: Measure,
+    /// The block zeroed after some of the steps (the *regrows* probe).
+    pub damage: Option<Damage>,
 }
 
-/// The two questions the fresh check asks of a model.
+/// The questions the fresh check asks of a model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Measure {
     /// Right at the task's own steps (every task's probes but a growing task's last).
@@ -64,6 +69,10 @@ pub enum Measure {
     /// Right at twice and four times the steps too, where it has room: a growing pattern
     /// that stays.
     Holds,
+    /// Right again at four times the steps after the paper's damage
+    /// ([`regrowth_damage`]): a growing pattern that heals. Reported, never part of a
+    /// task's exactness.
+    Regrows,
 }
 
 impl Measure {
@@ -71,6 +80,7 @@ impl Measure {
         match self {
             Measure::Grows => "grows",
             Measure::Holds => "holds",
+            Measure::Regrows => "regrows",
         }
     }
 }
@@ -89,8 +99,12 @@ impl Probe {
     /// The `logicars eval` flags that score the same grids.
     pub fn eval_flags(&self) -> String {
         let (h, w) = self.size;
+        let damage = match self.damage {
+            Some(d) => format!(" --damage {}", d.flag()),
+            None => String::new(),
+        };
         format!(
-            "--seed {} --batch {} --size {h}x{w} --steps {}",
+            "--seed {} --batch {} --size {h}x{w} --steps {}{damage}",
             self.seed, self.batch, self.steps
         )
     }
@@ -105,6 +119,7 @@ pub fn probes(config: &ModelConfig) -> Vec<Probe> {
         size,
         steps,
         measure: Measure::Grows,
+        damage: None,
     };
     let holds = |probe: Probe| Probe {
         measure: Measure::Holds,
@@ -132,7 +147,17 @@ pub fn probes(config: &ModelConfig) -> Vec<Probe> {
             let held = hold_factors(config.task)
                 .iter()
                 .map(|&factor| holds(at(FRESH_SEED, 1, hold_grid(config), factor * config.steps)));
-            grows.into_iter().chain(held).collect()
+            let regrows = Probe {
+                measure: Measure::Regrows,
+                damage: Some(regrowth_damage(config)),
+                ..at(
+                    FRESH_SEED,
+                    1,
+                    hold_grid(config),
+                    REGROWTH_FACTOR * config.steps,
+                )
+            };
+            grows.into_iter().chain(held).chain([regrows]).collect()
         }
     }
 }
@@ -145,6 +170,24 @@ pub fn hold_factors(task: TaskKind) -> &'static [usize] {
         true => &[2, 4],
         false => &[2],
     }
+}
+
+/// The factor on the task's steps at which a damaged pattern must be right again.
+pub const REGROWTH_FACTOR: usize = 4;
+
+/// The paper's damage to a grown pattern, on its [`hold_grid`]: a centred block of half
+/// the training grid's side (at most the paper's 20) zeroed after each step from the
+/// task's to twice it, so that it must grow back within the next twice the task's steps.
+pub fn regrowth_damage(config: &ModelConfig) -> Damage {
+    damage_of_side(config, CheckOptions::PAPER_BLOCK)
+}
+
+/// [`regrowth_damage`] with a block of at most `block` a side (`logicars check --block`).
+pub fn damage_of_side(config: &ModelConfig, block: usize) -> Damage {
+    let side = block.min(config.height / 2).min(config.width / 2).max(1);
+    let (h, w) = hold_grid(config);
+    Damage::centred(side, side, config.steps, 2 * config.steps, h, w)
+        .expect("half the training grid fits its hold grid")
 }
 
 /// The grid on which a grown pattern is held: for one grown from the centre, twice its
@@ -195,16 +238,26 @@ impl FreshCheck {
     }
 
     /// Whether every probe of `measure` and of the measures before it is right (every
-    /// measure of a task checked on all its inputs is its exactness).
+    /// measure of a task checked on all its inputs is its exactness). *Regrows* counts
+    /// its own probe alone: a rule may heal a pattern it does not hold.
     pub fn passes(&self, measure: Measure) -> bool {
+        let counts = |m: Measure| match measure {
+            Measure::Regrows => m == Measure::Regrows,
+            _ => m <= measure,
+        };
         match self.every_input {
             true => self.exact(),
             false => self
                 .scores
                 .iter()
-                .filter(|s| s.probe.measure <= measure)
+                .filter(|s| counts(s.probe.measure))
                 .all(|s| s.wrong == 0.0),
         }
+    }
+
+    /// Whether the check scored `measure` (a check that stops early has not).
+    pub fn scored(&self, measure: Measure) -> bool {
+        self.scores.iter().any(|s| s.probe.measure == measure)
     }
 
     /// Whether the task grows a pattern, so that *grows* and *holds* differ.
@@ -267,6 +320,12 @@ fn score_probe(model: &Model, probe: Probe) -> ProbeScore {
     let c = &model.config;
     let mut rng = ChaCha8Rng::seed_from_u64(probe.seed);
     let (init, masks) = tasks::eval_batch(c, probe.batch, probe.size, probe.steps, &mut rng);
+    if let Some(damage) = &probe.damage {
+        let (wrong, _) = score_damaged(model, &init, probe.steps, masks.as_ref(), damage, |_| {});
+        let (h, w) = probe.size;
+        let bits = (probe.batch * h * w * c.target_channels.len()) as f64;
+        return ProbeScore { probe, wrong, bits };
+    }
     let at_once = GRIDS_AT_ONCE.min(probe.batch);
     let mut hard = HardEvaluator::new(model, at_once, probe.size, probe.steps);
     let masks = masks.map(|m| m.for_batch(at_once));

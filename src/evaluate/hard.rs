@@ -1,9 +1,10 @@
 //! Scoring a model's hard circuit: roll it out and count the target bits it gets wrong.
 
+use crate::automaton::frames::{hard_last_frame, Damage};
 use crate::automaton::grid::Grids;
 use crate::automaton::hard_run::HardRun;
 use crate::automaton::masks::FireMasks;
-use crate::evaluate::loss::hard_errors;
+use crate::evaluate::loss::{hard_errors, wrong_bits};
 use crate::model::circuit::Circuit;
 use crate::model::network::Model;
 use crate::tasks;
@@ -53,6 +54,26 @@ pub fn score(
     }
     let (w, a) = hard_errors(run.rollout(), target_channels, target);
     ((wrong + w) as f64, (right_share + a) / states)
+}
+
+/// The wrong target bits and the share right after `steps` steps from `init`, with
+/// `damage`'s block zeroed after the steps it names: how a pattern is scored for
+/// regrowth (`logicars eval --damage`, the fresh check's *regrows*).
+pub fn score_damaged(
+    model: &Model,
+    init: &Grids,
+    steps: usize,
+    masks: Option<&FireMasks>,
+    damage: &Damage,
+    after_step: impl FnMut(usize),
+) -> (f64, f64) {
+    let c = &model.config;
+    let last = hard_last_frame(model, init, steps, masks, Some(damage), after_step);
+    let target = tasks::target(c, init, steps);
+    let channels = last.channels;
+    let bit = |channel, lane| last.values[lane * channels + channel] >= 0.5;
+    let (wrong, right) = wrong_bits(&c.target_channels, &target, bit);
+    (wrong as f64, right)
 }
 
 /// Hard rollouts of one model on batches of one shape, compiled once: an evaluation

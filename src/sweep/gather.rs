@@ -176,6 +176,7 @@ mod tests {
             exact: false,
             grows: None,
             holds: None,
+            regrows: None,
             wall_s: seed as f64,
             search_s: None,
             error: None,

@@ -120,6 +120,8 @@ pub struct Outcome {
     /// For a task that grows a pattern: whether the kept model grows it and holds it.
     pub grows: Option<bool>,
     pub holds: Option<bool>,
+    /// For a task that grows a pattern: whether the kept model regrows it after damage.
+    pub regrows: Option<bool>,
     /// Wall time of every attempt: for an exact run, its time to an exact circuit.
     pub wall_s: f64,
     /// Of `wall_s`, the seconds the gate search took, when it ran.
@@ -167,6 +169,7 @@ pub fn run(
         exact: kept.exact,
         grows: kept.grows,
         holds: kept.holds,
+        regrows: kept.regrows,
         wall_s: start.elapsed().as_secs_f64(),
         search_s,
         error: run.error.as_ref().map(|e| e.to_string()),
@@ -215,9 +218,11 @@ pub struct Summary {
     /// Median and 90th percentile of the time to an exact circuit over every run, a run
     /// without one counting as never (then `None` where more than that share has none).
     pub time_to_exact: (Option<f64>, Option<f64>),
-    /// For a task that grows a pattern: runs whose kept model grows it, and holds it.
+    /// For a task that grows a pattern: runs whose kept model grows it, holds it, and
+    /// regrows it.
     pub grows: Option<usize>,
     pub holds: Option<usize>,
+    pub regrows: Option<usize>,
 }
 
 /// One summary per setting (`settings` of them), in order.
@@ -253,6 +258,7 @@ pub fn summarize(outcomes: &[Outcome], settings: usize) -> Vec<Summary> {
                 ),
                 grows: count(|o| o.grows),
                 holds: count(|o| o.holds),
+                regrows: count(|o| o.regrows),
             }
         })
         .collect()
@@ -297,6 +303,7 @@ mod tests {
             exact: solved_at.is_some(),
             grows: None,
             holds: None,
+            regrows: None,
             wall_s: 1.0,
             search_s: None,
             error: None,

@@ -66,6 +66,10 @@ pub struct RunResult {
     pub grows: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub holds: Option<bool>,
+    /// And whether it regrows it after damage (absent in rows written before it was
+    /// measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regrows: Option<bool>,
     pub error: Option<String>,
     /// What the recipe's gate search did to the kept model, when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -133,6 +137,7 @@ impl Row {
                 fresh_accuracy: outcome.fresh_accuracy,
                 grows: outcome.grows,
                 holds: outcome.holds,
+                regrows: outcome.regrows,
                 error: outcome.error.clone(),
                 search: outcome.search,
             },
@@ -178,6 +183,7 @@ impl Row {
             exact: r.exact,
             grows: r.grows,
             holds: r.holds,
+            regrows: r.regrows,
             wall_s: self.provenance.wall_s,
             search_s: self.provenance.search_s,
             error: r.error.clone(),
@@ -279,6 +285,7 @@ mod tests {
             exact: false,
             grows: None,
             holds: None,
+            regrows: None,
             wall_s: 1.5,
             search_s: Some(0.5),
             error: None,

@@ -98,6 +98,10 @@ pub struct AttemptRecord {
     pub grows: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub holds: Option<bool>,
+    /// For a task that grows a pattern: whether the kept model draws it again after the
+    /// paper's damage (reported, never part of exactness).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regrows: Option<bool>,
     /// What the gate search did, when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<GateSearch>,
@@ -193,6 +197,7 @@ pub fn finish_attempt(
         fresh_accuracy: fresh.as_ref().map_or(0.0, |f| f.accuracy),
         grows: measured(fresh.as_ref(), Measure::Grows),
         holds: measured(fresh.as_ref(), Measure::Holds),
+        regrows: measured(fresh.as_ref(), Measure::Regrows),
         search,
         kept_at,
         chosen,
@@ -208,7 +213,9 @@ pub fn finish_attempt(
 
 /// Whether a check of a growing task passes `measure`; none for other tasks.
 fn measured(fresh: Option<&FreshCheck>, measure: Measure) -> Option<bool> {
-    fresh.filter(|f| f.has_holds()).map(|f| f.passes(measure))
+    fresh
+        .filter(|f| f.has_holds() && f.scored(measure))
+        .map(|f| f.passes(measure))
 }
 
 /// An attempt after [`finish_attempt`].
@@ -356,6 +363,7 @@ mod tests {
             fresh_accuracy,
             grows: None,
             holds: None,
+            regrows: None,
             search: None,
             kept_at: None,
             chosen: None,

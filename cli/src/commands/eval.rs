@@ -5,8 +5,10 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
+use logicars::automaton::frames::Damage;
 use logicars::automaton::grid::Grids;
 use logicars::automaton::masks::FireMasks;
+use logicars::evaluate::hard::score_damaged;
 use logicars::evaluate::{evaluate, Evaluation, Rollout, SoftLoss};
 use logicars::io::{grid_file, model_file};
 use logicars::model::config::check_steps;
@@ -47,8 +49,12 @@ pub struct EvalArgs {
     pub threads: Option<usize>,
     /// Also run the soft (differentiable) rollout and print its loss; it costs several
     /// times the hard rollout.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "damage")]
     pub soft: bool,
+    /// Zero a centred RxC block after each of steps A..B (inclusive), e.g. 10x10@12..24,
+    /// and score the hard circuit after the last step: the fresh check's *regrows* probe.
+    #[arg(long, value_name = "RxC@A..B")]
+    pub damage: Option<String>,
 }
 
 pub fn run(args: EvalArgs) -> Result<()> {
@@ -80,6 +86,11 @@ pub fn run(args: EvalArgs) -> Result<()> {
         }
     };
     let masks = tasks::fire_masks(config, &init, steps, false, &mut rng);
+    if let Some(text) = &args.damage {
+        let damage = Damage::parse(text, init.height, init.width)?;
+        let masks = masks.as_ref();
+        return pool.install(|| eval_damaged(&model, &init, steps, masks, &damage, text));
+    }
     let soft = if args.soft {
         SoftLoss::Compute
     } else {
@@ -103,6 +114,32 @@ pub fn run(args: EvalArgs) -> Result<()> {
         metrics.accuracy * 100.0
     );
     compute_time::report("eval", compute_s, steps, "step")
+}
+
+/// The hard circuit's score after `steps` steps with `damage`'s block zeroed (`text`, as
+/// given), printed as the plain evaluation prints its own.
+fn eval_damaged(
+    model: &Model,
+    init: &Grids,
+    steps: usize,
+    masks: Option<&FireMasks>,
+    damage: &Damage,
+    text: &str,
+) -> Result<()> {
+    let bar = steps_bar(steps);
+    let start = Instant::now();
+    let (wrong, right) = score_damaged(model, init, steps, masks, damage, |_| bar.inc(1));
+    bar.finish_and_clear();
+    println!(
+        "{} on {} grid(s) of {}x{}, {steps} steps, {text} zeroed: hard_loss={wrong:.0}, \
+         acc={:.2}%",
+        model.config.task.name(),
+        init.batch,
+        init.height,
+        init.width,
+        right * 100.0
+    );
+    compute_time::report("eval", start.elapsed().as_secs_f64(), steps, "step")
 }
 
 /// [`evaluate`] with a bar of its rollouts' steps on stderr (drawn only on a terminal).

@@ -454,3 +454,56 @@ fn render_shows_the_target_of_a_growing_task() {
     let on = img.pixels().filter(|p| p.0 == [0, 0, 0]).count();
     assert_eq!(on, 120);
 }
+
+/// Every probe line of a growing task's fresh check, the regrowth one with its damage
+/// included, is what `logicars eval` prints with that line's flags.
+#[test]
+fn each_probe_of_a_grown_pattern_is_an_eval_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m/model.json");
+    let out = logicars()
+        .args([
+            "train",
+            "pattern",
+            "--small",
+            "--epochs",
+            "20",
+            "--no-artefacts",
+        ])
+        .args(["--attempts", "1", "--save"])
+        .arg(&model)
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let probes: Vec<(&str, &str)> = stdout
+        .lines()
+        .filter_map(|l| l.trim().split_once("% of eval "))
+        .collect();
+    let tags: Vec<&str> = probes
+        .iter()
+        .map(|(_, rest)| rest.rsplit(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        tags,
+        ["[grows]", "[grows]", "[holds]", "[holds]", "[regrows]"],
+        "{stdout}"
+    );
+    assert!(probes[4].1.contains(" --damage "), "{stdout}");
+    for (percent, rest) in probes {
+        let flags: Vec<&str> = rest
+            .split_whitespace()
+            .filter(|w| !w.starts_with('['))
+            .collect();
+        let out = logicars()
+            .args(["eval", "--model"])
+            .arg(&model)
+            .args(&flags)
+            .assert()
+            .success();
+        let eval = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert!(
+            eval.contains(&format!("acc={percent}%")),
+            "{percent} {rest}: {eval}"
+        );
+    }
+}

@@ -75,7 +75,14 @@ fn each_task_has_its_probes() {
             ((40, 40), 12, Measure::Grows),
             ((40, 40), 24, Measure::Holds),
             ((40, 40), 48, Measure::Holds),
+            ((40, 40), 48, Measure::Regrows),
         ]
+    );
+    // Regrowth: the paper's 20x20 block cut to half the training side, zeroed after
+    // steps 12 to 24 on the 40x40 grid.
+    assert_eq!(
+        lizard[4].eval_flags(),
+        "--seed 99 --batch 1 --size 40x40 --steps 48 --damage 10x10@12..24"
     );
     // The pattern's own grid already has room for its steps; it is held on twice it too.
     let pattern = probes_of(TaskKind::Pattern);
@@ -86,6 +93,7 @@ fn each_task_has_its_probes() {
             ((40, 40), 9, Measure::Grows),
             ((40, 40), 18, Measure::Holds),
             ((40, 40), 36, Measure::Holds),
+            ((40, 40), 36, Measure::Regrows),
         ]
     );
     // The G is drawn in from the border: its own grid only.
@@ -94,7 +102,8 @@ fn each_task_has_its_probes() {
         g.iter().map(shape).collect::<Vec<_>>(),
         [
             ((16, 16), 15, Measure::Grows),
-            ((16, 16), 30, Measure::Holds)
+            ((16, 16), 30, Measure::Holds),
+            ((16, 16), 60, Measure::Regrows)
         ]
     );
     assert_eq!(criterion(TaskKind::Lizard), Measure::Grows);
@@ -140,6 +149,7 @@ fn grows_and_holds_by_hand() {
             size,
             steps,
             measure,
+            damage: None,
         },
         wrong,
         bits: 400.0,
@@ -158,6 +168,15 @@ fn grows_and_holds_by_hand() {
     };
     assert!(lizard.passes(Measure::Grows) && !lizard.passes(Measure::Holds));
     assert!(lizard.exact() && lizard.has_holds());
+    assert!(!lizard.scored(Measure::Regrows));
+    // Regrows is its own probe: a rule may heal a drawing it does not keep.
+    let mut healing = lizard.clone();
+    healing
+        .scores
+        .push(score((40, 40), 48, Measure::Regrows, 0.0));
+    assert!(healing.passes(Measure::Regrows) && !healing.passes(Measure::Holds));
+    healing.scores[3].wrong = 1.0;
+    assert!(!healing.passes(Measure::Regrows) && healing.passes(Measure::Grows));
     let model = mixed_model(TaskKind::Lizard);
     let real = fresh_check(&model);
     assert_eq!(real.criterion, Measure::Grows);

@@ -88,7 +88,7 @@ impl Probe {
             steps: c.steps,
             scored: match criterion(c.task) {
                 Measure::Grows => 1,
-                Measure::Holds => 2,
+                Measure::Holds | Measure::Regrows => 2,
             },
         }
     }

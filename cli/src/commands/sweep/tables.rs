@@ -30,7 +30,7 @@ pub(super) fn runs_table(outcomes: &[Outcome], labels: &[String]) -> String {
     );
     let growing = outcomes.iter().any(|o| o.holds.is_some());
     if growing {
-        out.insert_str(out.len() - 1, &format!("  {:>11}", "grows/holds"));
+        out.insert_str(out.len() - 1, &format!("  {:>19}", "grows/holds/regrows"));
     }
     for o in outcomes {
         let epoch = |e: Option<usize>| e.map_or("-".into(), |e| e.to_string());
@@ -54,8 +54,8 @@ pub(super) fn runs_table(outcomes: &[Outcome], labels: &[String]) -> String {
         );
         if growing {
             let yes = |b: Option<bool>| b.map_or("-", |b| if b { "yes" } else { "no" });
-            let measures = format!("{}/{}", yes(o.grows), yes(o.holds));
-            out.insert_str(out.len() - 1, &format!("  {measures:>11}"));
+            let measures = format!("{}/{}/{}", yes(o.grows), yes(o.holds), yes(o.regrows));
+            out.insert_str(out.len() - 1, &format!("  {measures:>19}"));
         }
     }
     out
@@ -82,7 +82,8 @@ pub(super) fn summary_table(summaries: &[Summary], labels: &[String]) -> String 
     );
     let growing = summaries.iter().any(|s| s.holds.is_some());
     if growing {
-        out.insert_str(out.len() - 1, &format!("  {:>7}  {:>7}", "grows", "holds"));
+        let names = format!("  {:>7}  {:>7}  {:>7}", "grows", "holds", "regrows");
+        out.insert_str(out.len() - 1, &names);
     }
     for (summary, label) in summaries.iter().zip(labels) {
         let (lo, hi) = summary.interval;
@@ -104,7 +105,12 @@ pub(super) fn summary_table(summaries: &[Summary], labels: &[String]) -> String 
         );
         if growing {
             let of = |n: Option<usize>| n.map_or("-".into(), |n| format!("{n}/{}", summary.runs));
-            let measures = format!("  {:>7}  {:>7}", of(summary.grows), of(summary.holds));
+            let measures = format!(
+                "  {:>7}  {:>7}  {:>7}",
+                of(summary.grows),
+                of(summary.holds),
+                of(summary.regrows)
+            );
             out.insert_str(out.len() - 1, &measures);
         }
     }
@@ -132,6 +138,7 @@ struct RunRow<'a> {
     /// (docs/tasks.md; empty for other tasks).
     grows: Option<bool>,
     holds: Option<bool>,
+    regrows: Option<bool>,
     /// Every attempt's wall time: for an exact run, its time to an exact circuit.
     wall_s: f64,
     error: Option<&'a str>,
@@ -161,6 +168,7 @@ struct SettingSummary<'a> {
     /// (null for other tasks).
     grows: Option<usize>,
     holds: Option<usize>,
+    regrows: Option<usize>,
 }
 
 /// The whole sweep for programs: every setting's summary and every run.
@@ -190,6 +198,7 @@ fn run_rows<'a>(outcomes: &'a [Outcome], labels: &'a [String]) -> Vec<RunRow<'a>
             fresh_accuracy: o.fresh_accuracy,
             grows: o.grows,
             holds: o.holds,
+            regrows: o.regrows,
             wall_s: o.wall_s,
             error: o.error.as_deref(),
         })
@@ -220,6 +229,7 @@ fn sweep_json(
             median_wall_s: s.median_wall_s,
             grows: s.grows,
             holds: s.holds,
+            regrows: s.regrows,
         })
         .collect();
     let json = SweepJson {

@@ -287,10 +287,11 @@ fn print_fresh_check(check: &FreshCheck) {
             })
             .unwrap_or_default();
         println!(
-            "grows, holds: {}, {} ({failed}docs/tasks.md: right at the task's step; and \
-             still right later, where it has room)",
+            "grows, holds, regrows: {}, {}, {} ({failed}docs/tasks.md: right at the task's \
+             step; still right later, where it has room; right again after damage)",
             yes(Measure::Grows),
-            yes(Measure::Holds)
+            yes(Measure::Holds),
+            yes(Measure::Regrows)
         );
     }
 }
