@@ -59,8 +59,7 @@ fn configure(
         set_channels(&mut config, channels).map_err(bad_value)?;
     }
     check_target_channels(&config).map_err(bad_value)?;
-    let steps_given = pattern_geometry::steps_given(&changes);
-    pattern_geometry::fit(&mut config, steps_given).map_err(bad_value)?;
+    pattern_geometry::fit(&mut config, &mut settings, &changes).map_err(bad_value)?;
     config.validate().map_err(bad_value)?;
     tasks::knobs::validate(&config, &settings).map_err(bad_value)?;
     let size = RolloutSize::training(&config, &settings);

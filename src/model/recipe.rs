@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::config::ModelConfig;
 use crate::model::parametrization::Parametrization;
 use crate::model::task::TaskKind;
 
@@ -231,7 +232,9 @@ fn curriculum_side(task: TaskKind, height: usize, width: usize) -> usize {
 /// from nine seeds in ten at the rate one attempt measures (`docs/recipes.md`, "Attempts"):
 /// about 0.94 for the checkerboard, 1 for Game of Life, 0.4 to 0.55 for the asynchronous
 /// checkerboard, 0.65 for the coloured G and 0.2 for the lizard. A larger budget costs nothing to a run whose
-/// early attempt is exact; it only bounds the time of the rare run that finds none.
+/// early attempt is exact; it only bounds the time of the rare run that finds none. The
+/// pattern's attempts (a few minutes each at 16x16, most of an hour at 32x32) are bounded
+/// by that time, not by a measured rate.
 fn attempts_for(task: TaskKind) -> usize {
     match task {
         TaskKind::Checkerboard => 3,
@@ -239,7 +242,7 @@ fn attempts_for(task: TaskKind) -> usize {
         TaskKind::CheckerboardAsync => 8,
         TaskKind::ColoredG => 5,
         TaskKind::Lizard => 12,
-        TaskKind::Pattern => 1,
+        TaskKind::Pattern => 3,
     }
 }
 
@@ -338,9 +341,38 @@ impl Recipe {
                 attempts: attempts_for(task),
                 ..paper
             },
-            // Nothing measured beats the paper's recipe on the pattern yet.
-            (RecipeName::Converge, TaskKind::Pattern) => paper,
+            // Half the gates hard draws a glyph as it draws the lizard; over the second
+            // half of the run the rollout goes on for as many steps again (the hold
+            // steps, set to the task's steps when the grid is fitted to the target:
+            // `tasks::pattern_geometry`), so that the pattern stays; the search finishes
+            // attempts that end a few bits off. On its grid the pattern has room, so it
+            // needs no finish grid.
+            (RecipeName::Converge, TaskKind::Pattern) => Recipe {
+                hard_gates: 0.5,
+                hold_from: 0.5,
+                search_circuits: 15_000,
+                rewire_layers: 2,
+                attempts: attempts_for(task),
+                ..paper
+            },
         }
+    }
+
+    /// The recipe `name` for `config`: [`Recipe::named`] for its task and grid, and for
+    /// the `converge` recipe of the pattern task as many hold steps as the model's steps
+    /// (kept so when the steps are fitted to a target: `tasks::pattern_geometry`).
+    pub fn for_model(name: RecipeName, config: &ModelConfig) -> Self {
+        let mut recipe = Self::named(name, config.task, (config.height, config.width));
+        if recipe.holds_as_long_as_it_grows(config.task) {
+            recipe.hold_steps = config.steps;
+        }
+        recipe
+    }
+
+    /// Whether this recipe's hold steps are its model's steps: the `converge` recipe of
+    /// the pattern task.
+    pub fn holds_as_long_as_it_grows(&self, task: TaskKind) -> bool {
+        self.name == RecipeName::Converge && task == TaskKind::Pattern
     }
 
     /// The paper's settings, under `name`: every recipe starts from them.
@@ -624,12 +656,27 @@ mod tests {
                 ..paper
             }
         );
+        let pattern = converge(TaskKind::Pattern, 20);
+        assert_eq!(
+            pattern,
+            Recipe {
+                name: RecipeName::Converge,
+                hard_gates: 0.5,
+                hold_from: 0.5,
+                search_circuits: 15_000,
+                rewire_layers: 2,
+                attempts: 3,
+                ..Recipe::named(RecipeName::Paper, TaskKind::Pattern, (20, 20))
+            },
+            "its hold steps come with its fitted steps"
+        );
         let budgets = [
             (TaskKind::Checkerboard, 16, 3, 0),
             (TaskKind::CheckerboardAsync, 14, 8, 150),
             (TaskKind::Gol, 3, 2, 0),
             (TaskKind::ColoredG, 16, 5, 0),
             (TaskKind::Lizard, 20, 12, 0),
+            (TaskKind::Pattern, 20, 3, 0),
         ];
         for (task, side, attempts, stall) in budgets {
             let r = converge(task, side);

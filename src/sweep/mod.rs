@@ -68,8 +68,7 @@ impl Setting {
             if let Some(target) = &self.target {
                 use_target(&mut config, target.clone())?;
             }
-            let steps_given = pattern_geometry::steps_given(&self.overrides);
-            pattern_geometry::fit(&mut config, steps_given).map(|_| ())
+            pattern_geometry::fit(&mut config, &mut settings, &self.overrides).map(|_| ())
         })();
         ((config, settings), fit)
     }

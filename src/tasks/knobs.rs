@@ -566,8 +566,7 @@ impl Override {
             (Target::Number(field), KnobValue::Number(x)) => *field(config, settings) = x,
             (Target::Switch(field), KnobValue::Switch(on)) => *field(config, settings) = on,
             (Target::Recipe, KnobValue::Recipe(name)) => {
-                let size = (config.height, config.width);
-                settings.recipe = Recipe::named(name, config.task, size);
+                settings.recipe = Recipe::for_model(name, config);
             }
             (Target::Parametrization, KnobValue::Parametrization(p)) => {
                 settings.recipe.parametrization = p;

@@ -12,12 +12,13 @@
 //! The `pattern` task takes both from its target: the steps from its reach (or the
 //! user's, refused when short of it) and a square grid of that room, the target in its
 //! centre (an image larger than the room has only empty cells out there, so it is
-//! cropped; a smaller one gets empty cells around it).
+//! cropped; a smaller one gets empty cells around it). Its default recipe holds the
+//! pattern for as many steps as it grows it, so those follow the steps too.
 
 use std::fmt;
 
 use crate::error::ConfigError;
-use crate::model::config::ModelConfig;
+use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::pattern::PatternTarget;
 use crate::model::task::TaskKind;
 use crate::tasks::Override;
@@ -99,18 +100,24 @@ impl fmt::Display for Geometry {
     }
 }
 
-/// Whether `changes` set the steps: [`fit`] then keeps them (or refuses them).
-pub fn steps_given(changes: &[Override]) -> bool {
-    changes.iter().any(|change| change.knob().key == "steps")
+/// Whether `changes` set the knob `key`.
+fn given(changes: &[Override], key: &str) -> bool {
+    changes.iter().any(|change| change.knob().key == key)
 }
 
 /// Fits a `pattern` model's steps and grid to its target (other tasks keep the paper's):
-/// the user's steps when `steps_given`, refused when they cannot reach the target, else
-/// [`default_steps`]; the grid a square of [`room`] for them, the target centred in it.
-pub fn fit(config: &mut ModelConfig, steps_given: bool) -> Result<Option<Geometry>, ConfigError> {
+/// the steps `changes` set, refused when they cannot reach the target, else
+/// [`default_steps`]; the grid a square of [`room`] for them, the target centred in it;
+/// and the default recipe's hold steps as many as the steps, unless `changes` set them.
+pub fn fit(
+    config: &mut ModelConfig,
+    settings: &mut TrainSettings,
+    changes: &[Override],
+) -> Result<Option<Geometry>, ConfigError> {
     if config.task != TaskKind::Pattern {
         return Ok(None);
     }
+    let steps_given = given(changes, "steps");
     let target = config.pattern.as_ref().ok_or(ConfigError::MissingPattern)?;
     let reach = reach(target).ok_or(ConfigError::EmptyTarget)?;
     let steps = match steps_given {
@@ -137,6 +144,10 @@ pub fn fit(config: &mut ModelConfig, steps_given: bool) -> Result<Option<Geometr
     config.height = side;
     config.width = side;
     config.pattern = Some(placed);
+    let recipe = &mut settings.recipe;
+    if recipe.holds_as_long_as_it_grows(config.task) && !given(changes, "hold-steps") {
+        recipe.hold_steps = steps;
+    }
     Ok(Some(geometry))
 }
 
@@ -200,10 +211,10 @@ mod tests {
 
     #[test]
     fn a_pattern_gets_steps_from_its_reach_and_a_grid_of_room() {
-        let (mut config, _) = preset(TaskKind::Pattern, true);
+        let (mut config, mut settings) = preset(TaskKind::Pattern, true);
         let image = target(32, 32, &[(16, 16), (1, 30)]);
         config.pattern = Some(image.clone());
-        let g = fit(&mut config, false).unwrap().unwrap();
+        let g = fit(&mut config, &mut settings, &[]).unwrap().unwrap();
         // (1, 30) is 15 rows and 14 columns from the seed (16, 16).
         assert_eq!((g.reach, g.steps, g.side), (15, 20, 42));
         assert_eq!((config.steps, config.height, config.width), (20, 42, 42));
@@ -221,9 +232,9 @@ mod tests {
 
     #[test]
     fn a_large_image_with_little_drawn_is_cropped_to_its_room() {
-        let (mut config, _) = preset(TaskKind::Pattern, true);
+        let (mut config, mut settings) = preset(TaskKind::Pattern, true);
         config.pattern = Some(target(40, 40, &[(20, 20), (18, 22)]));
-        let g = fit(&mut config, false).unwrap().unwrap();
+        let g = fit(&mut config, &mut settings, &[]).unwrap().unwrap();
         assert_eq!((g.reach, g.steps, g.side), (2, 4, 10));
         let placed = config.pattern.as_ref().unwrap();
         assert_eq!(placed.bits.iter().filter(|&&b| b == 1).count(), 2);
@@ -232,11 +243,16 @@ mod tests {
 
     #[test]
     fn given_steps_short_of_the_reach_are_refused_with_the_least_that_reach() {
-        let (mut config, _) = preset(TaskKind::Pattern, true);
+        let (mut config, mut settings) = preset(TaskKind::Pattern, true);
         config.pattern = Some(target(32, 32, &[(0, 16)]));
-        config.steps = 12;
-        let before = config.clone();
-        let err = fit(&mut config, true).unwrap_err();
+        let set = |steps: usize, config: &mut ModelConfig, settings: &mut TrainSettings| {
+            let change: Override = format!("steps={steps}").parse().unwrap();
+            change.apply(config, settings);
+            [change]
+        };
+        let given = set(12, &mut config, &mut settings);
+        let before = (config.clone(), settings.clone());
+        let err = fit(&mut config, &mut settings, &given).unwrap_err();
         assert_eq!(
             err,
             ConfigError::StepsShortOfTarget {
@@ -245,28 +261,65 @@ mod tests {
             }
         );
         assert!(err.to_string().contains("--steps 16"), "{err}");
-        assert_eq!(config, before, "a refused fit leaves the model as it was");
-        // The reach itself is enough, and more gets a larger grid.
-        config.steps = 16;
-        assert_eq!(fit(&mut config, true).unwrap().unwrap().side, 34);
-        let (mut config, _) = preset(TaskKind::Pattern, true);
-        config.steps = 30;
-        assert_eq!(fit(&mut config, true).unwrap().unwrap().side, 62);
+        assert_eq!(
+            (config.clone(), settings.clone()),
+            before,
+            "a refused fit leaves the run as it was"
+        );
+        // The reach itself is enough, and more gets a larger grid; the default recipe
+        // holds for as many steps.
+        let given = set(16, &mut config, &mut settings);
+        assert_eq!(
+            fit(&mut config, &mut settings, &given)
+                .unwrap()
+                .unwrap()
+                .side,
+            34
+        );
+        assert_eq!(settings.recipe.hold_steps, 16);
+        let (mut config, mut settings) = preset(TaskKind::Pattern, true);
+        let given = set(30, &mut config, &mut settings);
+        assert_eq!(
+            fit(&mut config, &mut settings, &given)
+                .unwrap()
+                .unwrap()
+                .side,
+            62
+        );
+    }
+
+    #[test]
+    fn the_default_recipe_holds_as_long_as_it_grows_unless_told() {
+        let (mut config, mut settings) = preset(TaskKind::Pattern, true);
+        config.pattern = Some(target(32, 32, &[(16, 16), (1, 30)]));
+        fit(&mut config, &mut settings, &[]).unwrap();
+        assert_eq!((config.steps, settings.recipe.hold_steps), (20, 20));
+        let change: Override = "hold-steps=3".parse().unwrap();
+        change.apply(&mut config, &mut settings);
+        fit(&mut config, &mut settings, &[change]).unwrap();
+        assert_eq!(settings.recipe.hold_steps, 3, "the user's");
+        let paper: Override = "recipe=paper".parse().unwrap();
+        paper.apply(&mut config, &mut settings);
+        fit(&mut config, &mut settings, &[paper]).unwrap();
+        assert_eq!(settings.recipe.hold_steps, 0, "the paper's recipe has none");
     }
 
     #[test]
     fn a_target_with_nothing_on_is_refused() {
-        let (mut config, _) = preset(TaskKind::Pattern, true);
+        let (mut config, mut settings) = preset(TaskKind::Pattern, true);
         config.pattern = Some(target(16, 16, &[]));
-        assert_eq!(fit(&mut config, false), Err(ConfigError::EmptyTarget));
+        assert_eq!(
+            fit(&mut config, &mut settings, &[]),
+            Err(ConfigError::EmptyTarget)
+        );
     }
 
     #[test]
     fn other_tasks_keep_the_papers_geometry() {
         for task in [TaskKind::Lizard, TaskKind::ColoredG, TaskKind::Checkerboard] {
-            let (mut config, _) = preset(task, false);
+            let (mut config, mut settings) = preset(task, false);
             let before = config.clone();
-            assert_eq!(fit(&mut config, false), Ok(None));
+            assert_eq!(fit(&mut config, &mut settings, &[]), Ok(None));
             assert_eq!(config, before);
         }
     }

@@ -16,9 +16,9 @@ pub fn preset(kind: TaskKind, small: bool) -> (ModelConfig, TrainSettings) {
     } else {
         full_preset(kind)
     };
-    pattern_geometry::fit(&mut config, false).expect("the built-in target has cells on");
-    let shape = (config.height, config.width);
-    settings.recipe = Recipe::named(RecipeName::DEFAULT, kind, shape);
+    pattern_geometry::fit(&mut config, &mut settings, &[])
+        .expect("the built-in target has cells on");
+    settings.recipe = Recipe::for_model(RecipeName::DEFAULT, &config);
     config.parametrization = settings.recipe.parametrization;
     (config, settings)
 }

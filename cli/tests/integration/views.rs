@@ -203,7 +203,15 @@ fn pattern_loss_goes_down_on_the_shipped_target() {
     let model = train(
         dir.path(),
         "p",
-        &["pattern", "--small", "--epochs", "160", "--no-artefacts"],
+        &[
+            "pattern",
+            "--small",
+            "--epochs",
+            "160",
+            "--recipe",
+            "paper",
+            "--no-artefacts",
+        ],
     );
     let log = std::fs::read_to_string(model.with_file_name("metrics.csv")).unwrap();
     let soft: Vec<f64> = log

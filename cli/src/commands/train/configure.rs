@@ -63,8 +63,7 @@ pub(super) fn configure(args: &TrainArgs) -> Result<(ModelConfig, TrainSettings)
         config.update_layers.clone_from(&widths.0);
     }
     apply_pattern_flags(args, &mut config)?;
-    let steps_given = pattern_geometry::steps_given(&args.knobs.0);
-    if let Some(geometry) = pattern_geometry::fit(&mut config, steps_given)? {
+    if let Some(geometry) = pattern_geometry::fit(&mut config, &mut settings, &args.knobs.0)? {
         eprintln!("{geometry}");
     }
     if args.log_interval == Some(0) {
@@ -83,9 +82,13 @@ pub(super) fn ensure_training_fits(config: &ModelConfig, settings: &TrainSetting
         0 => String::new(),
         states => format!(" from a --pool of {states} states"),
     };
+    let hold = match settings.recipe.hold_steps {
+        0 => String::new(),
+        hold => format!(" and {hold} --hold-steps"),
+    };
     let what = format!(
-        "training with --batch {} on {}x{} grids for --steps {}{pool}",
-        size.batch, size.height, size.width, size.steps
+        "training with --batch {} on {}x{} grids for --steps {}{hold}{pool}",
+        size.batch, size.height, size.width, config.steps
     );
     ensure_memory(&what, training_run_bytes(config, settings))
 }
