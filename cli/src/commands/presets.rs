@@ -180,7 +180,10 @@ fn recipe(r: &Recipe) -> String {
     if r.starts > 1 {
         changes.push(format!("{} starts", r.starts));
     }
-    if r.hold_steps > 0 {
+    if r.hold_steps > 0 && r.hold_from > 0.0 {
+        let share = 100.0 * r.hold_from;
+        changes.push(format!("hold {} steps after {share:.0}%", r.hold_steps));
+    } else if r.hold_steps > 0 {
         changes.push(format!("hold {} steps", r.hold_steps));
     }
     if r.search_circuits > 0 {

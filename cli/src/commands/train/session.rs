@@ -413,9 +413,17 @@ fn attempt_label(settings: &TrainSettings, finished: usize) -> Option<String> {
 
 /// Says why the run goes on with another attempt.
 fn note_next_attempt(last: &AttemptRecord, next: &TrainSettings) {
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    let measures = match (last.grows, last.holds, last.regrows) {
+        (Some(g), Some(h), r) => {
+            let regrows = r.map_or(String::new(), |r| format!(", regrows {}", yes(r)));
+            format!("; grows {}, holds {}{regrows}", yes(g), yes(h))
+        }
+        _ => String::new(),
+    };
     eprintln!(
-        "attempt {} is not exact ({:.2}% of the fresh check right); attempt {} trains from \
-         seed {}",
+        "attempt {} is not exact ({:.2}% of the fresh check right{measures}); attempt {} \
+         trains from seed {}",
         last.attempt,
         100.0 * last.fresh_accuracy,
         next.attempt,
