@@ -428,7 +428,7 @@ def train(
     (``run.interrupted`` is then True). Training runs without the GIL.
     """
     bits = None if target is None else _bits(target, "target")
-    job = _native.start_training(
+    job, geometry = _native.start_training(
         task,
         seed,
         threads,
@@ -440,6 +440,8 @@ def train(
         None if update_layers is None else list(update_layers),
     )
     bar = _Bar(progress, "epoch")
+    if geometry is not None and progress is True:
+        bar.say(geometry)
 
     def on_events(events: list) -> bool:
         go_on = True

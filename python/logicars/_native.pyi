@@ -21,7 +21,7 @@ def start_training(
     target: Bits | None = None,
     channels: int | None = None,
     update_layers: Sequence[int] | None = None,
-) -> Job: ...
+) -> tuple[Job, str | None]: ...
 def start_sweep(
     task: str,
     seeds: Sequence[int],

@@ -28,6 +28,10 @@ pub struct TrainDone {
     seconds: f64,
 }
 
+/// A checked run, and what its pattern's steps and grid were fitted to (`train`'s first
+/// line), if it grows one from the centre.
+type Configured = (ModelConfig, TrainSettings, Option<String>);
+
 /// The preset of `task` with the caller's changes, checked.
 fn configure(
     task: &str,
@@ -36,7 +40,7 @@ fn configure(
     knobs: &[(String, String)],
     target: Option<PyReadonlyArrayDyn<'_, u8>>,
     (channels, update_layers): (Option<usize>, Option<Vec<usize>>),
-) -> PyResult<(ModelConfig, TrainSettings)> {
+) -> PyResult<Configured> {
     let task = task_named(task)?;
     let (mut config, mut settings) = preset(task, small);
     settings.seed = seed.unwrap_or(settings.seed);
@@ -59,7 +63,8 @@ fn configure(
         set_channels(&mut config, channels).map_err(bad_value)?;
     }
     check_target_channels(&config).map_err(bad_value)?;
-    pattern_geometry::fit(&mut config, &mut settings, &changes).map_err(bad_value)?;
+    let geometry =
+        pattern_geometry::fit(&mut config, &mut settings, &changes).map_err(bad_value)?;
     config.validate().map_err(bad_value)?;
     tasks::knobs::validate(&config, &settings).map_err(bad_value)?;
     let size = RolloutSize::training(&config, &settings);
@@ -75,7 +80,7 @@ fn configure(
     limit
         .check(&what, training_run_bytes(&config, &settings))
         .map_err(errors::memory)?;
-    Ok((config, settings))
+    Ok((config, settings, geometry.map(|g| g.to_string())))
 }
 
 /// Checks the run and starts it on its own thread; every epoch is reported, and a stop
@@ -93,11 +98,11 @@ pub fn start_training(
     target: Option<PyReadonlyArrayDyn<'_, u8>>,
     channels: Option<usize>,
     update_layers: Option<Vec<usize>>,
-) -> PyResult<Job> {
+) -> PyResult<(Job, Option<String>)> {
     let shape = (channels, update_layers);
-    let (config, settings) = configure(task, small, seed, &knobs, target, shape)?;
+    let (config, settings, geometry) = configure(task, small, seed, &knobs, target, shape)?;
     let pool = thread_pool(threads)?;
-    Job::spawn(pool, move |reporter| {
+    let job = Job::spawn(pool, move |reporter| {
         let start = Instant::now();
         let observe = |s: &TrainSettings, m: &logicars::train::EpochMetrics| {
             let e = &m.metrics;
@@ -121,7 +126,8 @@ pub fn start_training(
             seconds: start.elapsed().as_secs_f64(),
         };
         Ok(Box::new(done) as Box<dyn Done>)
-    })
+    });
+    Ok((job?, geometry))
 }
 
 impl Done for TrainDone {
