@@ -42,7 +42,7 @@ pub struct CheckOptions {
 
 impl CheckOptions {
     /// The paper's: a 20x20 healing block, 4000 robustness steps.
-    pub const PAPER_BLOCK: usize = 20;
+    pub const PAPER_BLOCK: usize = fresh::PAPER_BLOCK;
     pub const PAPER_ROBUSTNESS_STEPS: usize = 4000;
 }
 

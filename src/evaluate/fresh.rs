@@ -29,7 +29,6 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::automaton::frames::Damage;
 use crate::automaton::grid::Grids;
-use crate::evaluate::checks::CheckOptions;
 use crate::evaluate::hard::{score_damaged, HardEvaluator};
 use crate::model::config::ModelConfig;
 use crate::model::network::Model;
@@ -179,8 +178,11 @@ pub const REGROWTH_FACTOR: usize = 4;
 /// the training grid's side (at most the paper's 20) zeroed after each step from the
 /// task's to twice it, so that it must grow back within the next twice the task's steps.
 pub fn regrowth_damage(config: &ModelConfig) -> Damage {
-    damage_of_side(config, CheckOptions::PAPER_BLOCK)
+    damage_of_side(config, PAPER_BLOCK)
 }
+
+/// The side of the paper's healing block.
+pub const PAPER_BLOCK: usize = 20;
 
 /// [`regrowth_damage`] with a block of at most `block` a side (`logicars check --block`).
 pub fn damage_of_side(config: &ModelConfig, block: usize) -> Damage {

@@ -3,7 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::config::ModelConfig;
 use crate::model::parametrization::Parametrization;
 use crate::model::task::TaskKind;
 
@@ -356,17 +355,6 @@ impl Recipe {
                 ..paper
             },
         }
-    }
-
-    /// The recipe `name` for `config`: [`Recipe::named`] for its task and grid, and for
-    /// the `converge` recipe of the pattern task as many hold steps as the model's steps
-    /// (kept so when the steps are fitted to a target: `tasks::pattern_geometry`).
-    pub fn for_model(name: RecipeName, config: &ModelConfig) -> Self {
-        let mut recipe = Self::named(name, config.task, (config.height, config.width));
-        if recipe.holds_as_long_as_it_grows(config.task) {
-            recipe.hold_steps = config.steps;
-        }
-        recipe
     }
 
     /// Whether this recipe's hold steps are its model's steps: the `converge` recipe of

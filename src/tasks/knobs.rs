@@ -10,7 +10,7 @@ use std::str::FromStr;
 use crate::error::{ConfigError, OverrideError};
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::parametrization::Parametrization;
-use crate::model::recipe::{Recipe, RecipeName};
+use crate::model::recipe::RecipeName;
 
 #[cfg(test)]
 mod tests;
@@ -566,7 +566,7 @@ impl Override {
             (Target::Number(field), KnobValue::Number(x)) => *field(config, settings) = x,
             (Target::Switch(field), KnobValue::Switch(on)) => *field(config, settings) = on,
             (Target::Recipe, KnobValue::Recipe(name)) => {
-                settings.recipe = Recipe::for_model(name, config);
+                settings.recipe = super::recipe_for(name, config);
             }
             (Target::Parametrization, KnobValue::Parametrization(p)) => {
                 settings.recipe.parametrization = p;

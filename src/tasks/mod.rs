@@ -10,7 +10,7 @@ mod thumbnail;
 
 pub use knobs::{Knob, KnobValue, Override, KNOBS};
 pub use life::life_generation;
-pub use presets::{check_target_channels, pattern, preset, set_channels, use_target};
+pub use presets::{check_target_channels, pattern, preset, recipe_for, set_channels, use_target};
 
 use rand::{Rng, RngExt};
 

@@ -18,7 +18,7 @@ pub fn preset(kind: TaskKind, small: bool) -> (ModelConfig, TrainSettings) {
     };
     pattern_geometry::fit(&mut config, &mut settings, &[])
         .expect("the built-in target has cells on");
-    settings.recipe = Recipe::for_model(RecipeName::DEFAULT, &config);
+    settings.recipe = recipe_for(RecipeName::DEFAULT, &config);
     config.parametrization = settings.recipe.parametrization;
     (config, settings)
 }
@@ -100,6 +100,17 @@ fn small_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
             settings(0, 600, 1, 0.06),
         ),
     }
+}
+
+/// The recipe `name` for `config`: [`Recipe::named`] for its task and grid, and for the
+/// `converge` recipe of the pattern task as many hold steps as the model's steps (kept so
+/// when the steps are fitted to a target: [`pattern_geometry::fit`]).
+pub fn recipe_for(name: RecipeName, config: &ModelConfig) -> Recipe {
+    let mut recipe = Recipe::named(name, config.task, (config.height, config.width));
+    if recipe.holds_as_long_as_it_grows(config.task) {
+        recipe.hold_steps = config.steps;
+    }
+    recipe
 }
 
 /// Gives a model `channels` bits per cell: the last update layer gets one gate per
