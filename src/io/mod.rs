@@ -3,7 +3,9 @@
 pub mod atomic;
 pub mod batch_file;
 pub mod checkpoint_file;
+pub mod folder_lock;
 pub mod grid_file;
 mod json;
 pub mod model_file;
 pub mod pattern_image;
+pub mod run_folder;

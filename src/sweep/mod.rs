@@ -11,6 +11,7 @@
 pub mod digest;
 pub mod error;
 pub mod gather;
+pub mod hold;
 pub mod manifest;
 pub mod plan;
 pub mod rows;
