@@ -31,7 +31,7 @@ mkdir -p "$models" "$out"
 
 # train TASK SEED: the default recipe's run of TASK from SEED, once.
 train() {
-  local model="$models/$1-seed$2.json"
+  local model="$models/$1-seed$2/model.json"
   if [ ! -f "$model" ]; then
     "$logicars" train "$1" --seed "$2" --no-artefacts --save "$model"
   fi
@@ -46,17 +46,17 @@ train checkerboard-async 9905
 train gol 0
 train colored-g 10400
 
-cb="$models/checkerboard-seed0.json"
-async="$models/checkerboard-async-seed9900.json"
-gol="$models/gol-seed0.json"
-g="$models/colored-g-seed10400.json"
+cb="$models/checkerboard-seed0/model.json"
+async="$models/checkerboard-async-seed9900/model.json"
+gol="$models/gol-seed0/model.json"
+g="$models/colored-g-seed10400/model.json"
 
 "$logicars" check --model "$gol"
 "$logicars" check --model "$g"
 # The robustness figure: three exact models of each kind, the same 4000 async steps.
-"$logicars" check --model "$async" --model "$models/checkerboard-async-seed9903.json" \
-  --model "$models/checkerboard-async-seed9905.json" --model "$cb" \
-  --model "$models/checkerboard-seed1.json" --model "$models/checkerboard-seed2.json" \
+"$logicars" check --model "$async" --model "$models/checkerboard-async-seed9903/model.json" \
+  --model "$models/checkerboard-async-seed9905/model.json" --model "$cb" \
+  --model "$models/checkerboard-seed1/model.json" --model "$models/checkerboard-seed2/model.json" \
   --robustness-svg "$out/robustness.svg"
 
 "$logicars" render --model "$cb" --scale 4 --out "$out/checkerboard-growing.png"

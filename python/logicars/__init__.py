@@ -199,7 +199,8 @@ class Model:
 
     def save(self, path: str | os.PathLike) -> None:
         """Writes the model file (folders created, written whole or not at all): the same
-        bytes ``logicars train`` writes for the same run."""
+        bytes ``logicars train`` writes for the same run. A path in the folder of a run
+        that is training is refused with an ``OSError`` naming its process."""
         self._native.save(os.fspath(path))
 
     def to_json(self) -> str:

@@ -7,6 +7,8 @@ use std::fmt::Display;
 use std::io::ErrorKind;
 
 use logicars::error::{MemoryError, ModelFileError};
+use logicars::io::folder_lock::LockError;
+use logicars::io::run_folder::RunFolderError;
 use pyo3::exceptions::{
     PyFileNotFoundError, PyMemoryError, PyOSError, PyRuntimeError, PyValueError,
 };
@@ -39,5 +41,16 @@ pub fn memory(e: MemoryError) -> PyErr {
     match e {
         MemoryError::TooMuch { .. } => PyMemoryError::new_err(e.to_string()),
         _ => bad_value(e),
+    }
+}
+
+/// A folder a running run holds, or one that cannot be looked at: an `OSError`.
+pub fn run_folder(e: RunFolderError) -> PyErr {
+    match e {
+        RunFolderError::Lock(LockError::Held { .. }) => PyOSError::new_err(format!(
+            "{e}: a model is not written into a running run's folder"
+        )),
+        RunFolderError::Invalid { .. } => bad_value(e),
+        _ => PyOSError::new_err(e.to_string()),
     }
 }

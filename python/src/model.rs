@@ -9,6 +9,7 @@ use logicars::evaluate::checks::{run_checks, CheckOptions};
 use logicars::evaluate::fresh::{fresh_check, Measure};
 use logicars::evaluate::{evaluate, SoftLoss};
 use logicars::io::model_file;
+use logicars::io::run_folder;
 use logicars::model::config::{check_steps, TrainSettings};
 use logicars::model::network::Model as Trained;
 use logicars::tasks;
@@ -118,8 +119,14 @@ impl Model {
         Ok(Model { model, training })
     }
 
-    /// Writes the model file, the same bytes `logicars train` writes for the same run.
+    /// Writes the model file, the same bytes `logicars train` writes for the same run;
+    /// never into the folder of a run that is training (it holds that folder).
     fn save(&self, path: PathBuf) -> PyResult<()> {
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => std::path::Path::new("."),
+        };
+        run_folder::ensure_not_running(folder).map_err(errors::run_folder)?;
         model_file::save_trained(&self.model, self.training.as_ref(), &path)
             .map_err(errors::model_file)
     }

@@ -1,6 +1,8 @@
 """Models, presets, knobs and sweeps: the documented shapes, types and values."""
 
 import json
+import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -103,6 +105,32 @@ def test_a_model_file_reads_and_writes_back_whole(checkerboard, tmp_path):
         20,
     )
     assert loaded.seed == 0 and "3040 gates" in repr(loaded)
+
+
+def test_a_model_is_not_saved_into_the_folder_of_a_running_run(checkerboard, tmp_path, cli):
+    run = tmp_path / "run"
+    args = ["train", "checkerboard", "--small", "--epochs", "100000", "--full", "--threads", "1"]
+    training = subprocess.Popen(
+        [cli, *args, "--no-artefacts", "--save", str(run / "model.json")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        holder = f"process {training.pid} "
+        deadline = time.monotonic() + 60
+        while not (run / "run.lock").is_file() or not (
+            (run / "run.lock").read_text().startswith(holder)
+        ):
+            assert time.monotonic() < deadline, "the run never took its folder"
+            time.sleep(0.01)
+        with pytest.raises(OSError, match=f"is in use by {holder}.*running run's folder"):
+            checkerboard.model.save(run / "other.json")
+        assert not (run / "other.json").exists()
+    finally:
+        training.kill()
+        training.wait()
+    checkerboard.model.save(run / "other.json")
+    assert (run / "other.json").is_file(), "the folder is free once the run is gone"
 
 
 def test_a_growing_task_grows_a_target_given_as_an_array():

@@ -42,6 +42,7 @@ fn results_of(binary: &Path, scratch: &Path) -> String {
             "12",
             "--seed",
             "3",
+            "--overwrite",
             "--save",
         ])
         .arg(scratch.join("m.json"))

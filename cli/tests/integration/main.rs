@@ -13,6 +13,7 @@ mod pattern_geometry;
 mod refused;
 mod replay;
 mod resume;
+mod run_folder;
 mod shards;
 mod slurm;
 mod sweep;

@@ -72,22 +72,19 @@ fn interrupt(
         );
         std::thread::sleep(Duration::from_millis(5));
     }
-    let pid = child.id().to_string();
-    assert!(Process::new("kill")
-        .args([signal, &pid])
-        .status()
-        .unwrap()
-        .success());
+    crate::common::signal(&child, signal);
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     (out.status.code(), stderr)
 }
 
-/// The run's files, by name, with their bytes.
+/// The run's files, by name, with their bytes; not the folder's record and lock, which
+/// say when and by which process the run was started and differ by design.
 fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| !["run.json", "run.lock"].contains(&file_name(p).as_str()))
         .map(|p| (file_name(&p), std::fs::read(&p).unwrap()))
         .collect();
     files.sort();
@@ -296,7 +293,10 @@ fn one_attempt_of_a_run_is_trained_alone() {
         "--epochs",
         "200",
     ];
-    let (whole, alone) = (dir.path().join("whole.json"), dir.path().join("alone.json"));
+    let (whole, alone) = (
+        dir.path().join("whole/model.json"),
+        dir.path().join("alone/model.json"),
+    );
     let out = logicars()
         .args(base)
         .args(["--no-artefacts", "--save"])
@@ -439,9 +439,14 @@ fn a_second_sigint_stops_at_once() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     assert_eq!(logged_epochs(&log), 0, "stopped inside the first epoch");
-    let left: Vec<String> = std::fs::read_dir(dir.path())
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| file_name(&e.unwrap().path()))
         .collect();
-    assert_eq!(left, ["metrics.csv"], "no model and no checkpoint");
+    left.sort();
+    assert_eq!(
+        left,
+        ["metrics.csv", "run.json", "run.lock"],
+        "no model and no checkpoint"
+    );
 }

@@ -167,6 +167,10 @@ impl Job<'_> {
             merge::check_table_outputs(dir)?;
         }
         manifest.create_or_check(dir).map_err(store_error)?;
+        // Held until the shard is over, its tables included.
+        let _held = sweep::hold::hold(dir, shard).map_err(|e| {
+            anyhow::anyhow!("{e}: two processes would run the same runs; wait for it to end")
+        })?;
         let mine = sweep::plan::shard(&manifest.plan(), shard);
         let without_row = || -> Vec<(usize, u64)> {
             mine.iter()

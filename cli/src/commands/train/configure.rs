@@ -1,7 +1,7 @@
 //! A new run's settings from the command line: the preset, the flags that change it, and
 //! where the run writes.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use logicars::io::checkpoint_file::{self, RunOutputs};
@@ -93,25 +93,31 @@ pub(super) fn ensure_training_fits(config: &ModelConfig, settings: &TrainSetting
     ensure_memory(&what, training_run_bytes(config, settings))
 }
 
-/// Where a new run writes: `--save` or `runs/<task>[-small]-seed<S>/model.json`, its log
-/// and pictures beside it unless told otherwise. Paths are made absolute so that a
-/// resumed run writes to the same places from any folder.
+/// Where a new run writes: `--save` or `runs/<task>[-small]-seed<S>/model.json` (or
+/// `model.json` in `folder` when it is not empty: a numbered default folder), its log and
+/// pictures beside it unless told otherwise. Paths are made absolute so that a resumed
+/// run writes to the same places from any folder.
 pub(super) fn outputs(
     args: &TrainArgs,
     config: &ModelConfig,
     settings: &TrainSettings,
+    folder: &Path,
 ) -> Result<RunOutputs> {
     let small = if args.small { "-small" } else { "" };
     let run_name = format!("{}{small}-seed{}", config.task.name(), settings.seed);
     let absolute =
         |p: &PathBuf| std::path::absolute(p).with_context(|| format!("resolving {}", p.display()));
+    let default_folder = match folder.as_os_str().is_empty() {
+        true => PathBuf::from("runs").join(run_name),
+        false => folder.to_path_buf(),
+    };
     // Absolute first, so that a bare file name (`--save model.json`) has a folder for
     // the files beside it.
     let model = absolute(
         &args
             .save
             .clone()
-            .unwrap_or_else(|| PathBuf::from("runs").join(run_name).join("model.json")),
+            .unwrap_or_else(|| default_folder.join("model.json")),
     )?;
     let log = args
         .log

@@ -8,6 +8,7 @@ use logicars::evaluate::fresh::{fresh_check, FreshCheck, Measure};
 use logicars::io::atomic::write_atomically;
 use logicars::io::checkpoint_file::{self, RunOutputs};
 use logicars::io::model_file;
+use logicars::io::run_folder::RunRecord;
 use logicars::model::config::TrainSettings;
 use logicars::model::network::Model;
 use logicars::train::{
@@ -75,6 +76,7 @@ impl End<'_> {
             }
         };
         remove_checkpoint(outputs)?;
+        RunRecord::mark_ended(super::folder::folder_of(outputs), false)?;
         bail!("{e}; {which} is saved in {}", outputs.model.display());
     }
 }
@@ -103,6 +105,7 @@ impl Run<'_> {
         let settings = self.settings.for_attempt(best.attempt);
         save_model_and_artefacts(model, &settings, (&best.history, best.chosen), self.outputs)?;
         remove_checkpoint(self.outputs)?;
+        RunRecord::mark_ended(super::folder::folder_of(self.outputs), best.exact)?;
         let planned = settings.epochs;
         let stopped = best.exact_at.filter(|&e| e == best.epochs).map(|_| {
             format!(" of {planned}: stopped, the kept model exact (--full trains every epoch)")

@@ -3,7 +3,9 @@
 mod checkpoint;
 mod configure;
 mod finish;
+mod folder;
 mod knob_flags;
+mod schedule;
 mod session;
 mod stop;
 
@@ -17,13 +19,15 @@ use logicars::train::Keep;
 use crate::support::resources::thread_pool;
 use crate::support::value_parsers::{parse_layer_widths, task_parser, LayerWidths};
 use knob_flags::KnobFlags;
-use session::{CheckpointEvery, Session};
+use schedule::CheckpointEvery;
+use session::Session;
 pub use stop::Interrupted;
 
 /// Every flag that sets up a run besides the knobs, which `--resume` takes from the
 /// checkpoint instead.
-const RUN_FLAGS: [&str; 16] = [
+const RUN_FLAGS: [&str; 17] = [
     "task",
+    "overwrite",
     "keep",
     "full",
     "small",
@@ -89,9 +93,17 @@ pub struct TrainArgs {
     /// Per-epoch metrics CSV [default: metrics.csv beside the model].
     #[arg(long)]
     pub log: Option<PathBuf>,
-    /// Where to save the model [default: runs/<task>[-small]-seed<S>/model.json].
+    /// Where to save the model [default: runs/<task>[-small]-seed<S>/model.json, or the
+    /// first of runs/<task>[-small]-seed<S>-2/, -3/... that holds no other run]. The
+    /// model's folder is the run's: held by this run alone while it trains, and never
+    /// written over when it holds another run (see --overwrite).
     #[arg(long)]
     pub save: Option<PathBuf>,
+    /// Replace the run the model's folder holds (finished, stopped, or this same run
+    /// again): its record, checkpoint, model, log and pictures. A folder a running
+    /// process holds is refused even so.
+    #[arg(long)]
+    pub overwrite: bool,
     /// Folder for the loss plot (loss.svg) and the rollout GIF (rollout.gif)
     /// [default: beside the model].
     #[arg(long)]
@@ -150,9 +162,13 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let pool = thread_pool(args.threads)?;
     let threads = pool.current_num_threads();
     pool.install(|| {
-        let session = match &args.resume {
+        // The run's folder stays held until the session is over.
+        let (session, _folder) = match &args.resume {
             Some(run) => Session::resume(run)?,
-            None => Session::start(&args)?,
+            None => match Session::start(&args)? {
+                Some(started) => started,
+                None => return Ok(()),
+            },
         };
         session.train(args.checkpoint_every, threads)
     })

@@ -3,13 +3,14 @@
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use logicars::evaluate::fresh::FreshCheck;
 use logicars::io::atomic::remove_leftovers;
 use logicars::io::checkpoint_file::{self, Checkpoint, RunOutputs};
+use logicars::io::folder_lock::FolderLock;
+use logicars::io::run_folder::RunIdentity;
 use logicars::io::{batch_file, model_file};
 use logicars::model::config::TrainSettings;
 use logicars::model::network::Model;
@@ -22,63 +23,12 @@ use logicars::train::{
 use super::checkpoint::{save_checkpoint, Saved};
 use super::configure::{check_run_outputs, configure, ensure_training_fits, outputs, run_files};
 use super::finish::{choice_text, End, Run};
+use super::folder::{self, Claim};
+use super::schedule::{CheckpointEvery, Schedule};
 use super::stop::StopRequest;
 use super::TrainArgs;
 use crate::support::compute_time::{self, ComputeClock};
 use crate::support::progress::{search_bar, Progress};
-
-/// How often a running session writes its checkpoint.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum CheckpointEvery {
-    Epochs(usize),
-    Seconds(u64),
-    Off,
-}
-
-impl FromStr for CheckpointEvery {
-    type Err = String;
-
-    /// `100` (epochs), `30s` (seconds) or `off`.
-    fn from_str(text: &str) -> Result<Self, String> {
-        let bad = || format!("expected N epochs, Ns seconds or off, got {text}");
-        let count = |n: &str| n.parse::<u64>().ok().filter(|&n| n >= 1).ok_or_else(bad);
-        match text {
-            "off" => Ok(CheckpointEvery::Off),
-            _ => match text.strip_suffix('s') {
-                Some(seconds) => Ok(CheckpointEvery::Seconds(count(seconds)?)),
-                None => Ok(CheckpointEvery::Epochs(count(text)? as usize)),
-            },
-        }
-    }
-}
-
-/// Whether a checkpoint is due after an epoch.
-struct Schedule {
-    every: CheckpointEvery,
-    last: Instant,
-}
-
-impl Schedule {
-    /// A schedule whose seconds count from now.
-    fn starting_now(every: CheckpointEvery) -> Self {
-        Schedule {
-            every,
-            last: Instant::now(),
-        }
-    }
-
-    fn due(&mut self, epoch: usize) -> bool {
-        let due = match self.every {
-            CheckpointEvery::Epochs(n) => epoch.is_multiple_of(n),
-            CheckpointEvery::Seconds(s) => self.last.elapsed().as_secs() >= s,
-            CheckpointEvery::Off => false,
-        };
-        if due {
-            self.last = Instant::now();
-        }
-        due
-    }
-}
 
 pub struct Session {
     trainer: Trainer,
@@ -133,10 +83,19 @@ enum Stop {
 }
 
 impl Session {
-    /// A new run from the command line's task and flags.
-    pub fn start(args: &TrainArgs) -> Result<Self> {
+    /// A new run from the command line's task and flags, holding its folder; `None` when
+    /// the folder already holds this run, finished.
+    pub fn start(args: &TrainArgs) -> Result<Option<(Self, FolderLock)>> {
         let (config, settings) = configure(args)?;
-        let outputs = outputs(args, &config, &settings)?;
+        let run = RunIdentity::new(&config, &settings, args.keep.into(), args.full);
+        let outputs_in = |dir: &Path| outputs(args, &config, &settings, dir);
+        // Before the folder is taken (which creates it): a --save under a file is refused
+        // as every unwritable output is.
+        check_run_outputs(&outputs_in(Path::new(""))?)?;
+        let Claim::Train(claimed) = folder::claim(args, run, outputs_in)? else {
+            return Ok(None);
+        };
+        let (outputs, held) = *claimed;
         check_run_outputs(&outputs)?;
         let model = match &args.init_params {
             Some(_) if settings.recipe.attempts > 1 => bail!(
@@ -148,19 +107,24 @@ impl Session {
             None => train::fresh_model(config, &settings).context("building the model")?,
         };
         let trainer = with_batches(Trainer::new(model, settings), outputs.batches.as_deref())?;
-        Ok(Session {
+        let lock = held.begin(&outputs)?;
+        let session = Session {
             trainer,
             outputs,
             history: Vec::new(),
             watch: ExactWatch::default(),
             attempts: Vec::new(),
             kept: None,
-        })
+        };
+        Ok(Some((session, lock)))
     }
 
-    /// The run whose checkpoint is `run` (or lies in the folder `run`).
-    pub fn resume(run: &Path) -> Result<Self> {
+    /// The run whose checkpoint is `run` (or lies in the folder `run`), holding its
+    /// folder: taken before the checkpoint is read, so that no other process can go on
+    /// from the same one.
+    pub fn resume(run: &Path) -> Result<(Self, FolderLock)> {
         let path = checkpoint_in(run)?;
+        let held = folder::claim_for_resume(path.parent().unwrap_or(Path::new(".")))?;
         let checkpoint = checkpoint_file::load(&path)?;
         ensure_training_fits(&checkpoint.model.config, &checkpoint.settings)?;
         let Checkpoint {
@@ -181,14 +145,18 @@ impl Session {
             remove_leftovers(&file)
                 .with_context(|| format!("removing what a killed write of {what} left"))?;
         }
-        Ok(Session {
+        let session = Session {
             trainer,
             outputs,
             history,
             watch: exact_watch,
             attempts,
             kept,
-        })
+        };
+        let (config, settings) = (&session.trainer.model.config, session.trainer.settings());
+        let run = RunIdentity::new(config, settings, session.outputs.keep, session.outputs.full);
+        folder::record_if_unrecorded(&session.outputs, run)?;
+        Ok((session, held))
     }
 
     /// Trains the run's attempts: each its remaining epochs, or until its kept model is
