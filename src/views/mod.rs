@@ -4,5 +4,6 @@
 pub mod analysis;
 pub mod netlist;
 pub mod netlist_export;
+pub mod page;
 pub mod picture;
 pub mod plot;

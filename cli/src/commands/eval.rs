@@ -7,6 +7,7 @@ use anyhow::Result;
 use clap::Args;
 use logicars::automaton::frames::Damage;
 use logicars::automaton::grid::Grids;
+use logicars::automaton::hard_run::HardRun;
 use logicars::automaton::masks::FireMasks;
 use logicars::evaluate::hard::score_damaged;
 use logicars::evaluate::{evaluate, Evaluation, Rollout, SoftLoss};
@@ -15,6 +16,7 @@ use logicars::model::config::check_steps;
 use logicars::model::network::Model;
 use logicars::tasks;
 use logicars::train::memory::{evaluation_bytes, RolloutSize};
+use logicars::views::page;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -55,6 +57,10 @@ pub struct EvalArgs {
     /// and score the hard circuit after the last step: the fresh check's *regrows* probe.
     #[arg(long, value_name = "RxC@A..B")]
     pub damage: Option<String>,
+    /// Also print the CRC-32 of the first grid's hard state after the last step, over the
+    /// channels the visible ones read (as `export --format html`'s page prints it).
+    #[arg(long, conflicts_with = "damage")]
+    pub digest: bool,
 }
 
 pub fn run(args: EvalArgs) -> Result<()> {
@@ -113,7 +119,22 @@ pub fn run(args: EvalArgs) -> Result<()> {
         metrics.hard_loss,
         metrics.accuracy * 100.0
     );
+    if args.digest {
+        let state = pool.install(|| hard_state(&model, &init, steps, masks.as_ref()));
+        let live = page::live_channels(&model);
+        println!("digest: {:08x}", page::digest(&state, 0, &live));
+    }
     compute_time::report("eval", compute_s, steps, "step")
+}
+
+/// The hard circuit's grids after `steps` steps from `init`.
+fn hard_state(model: &Model, init: &Grids, steps: usize, masks: Option<&FireMasks>) -> Grids {
+    let mut run = HardRun::new(model, init.batch, (init.height, init.width));
+    run.set_state(init);
+    for step in 0..steps {
+        run.step(masks, step);
+    }
+    run.state()
 }
 
 /// The hard circuit's score after `steps` steps with `damage`'s block zeroed (`text`, as

@@ -2,11 +2,13 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use logicars::io::{atomic as output, model_file};
 use logicars::views::netlist::Netlist;
+use logicars::model::network::Model;
 use logicars::views::netlist_export;
+use logicars::views::page;
 
 use crate::support::outputs::check_outputs;
 
@@ -19,6 +21,9 @@ pub enum Format {
     Verilog,
     /// Gates and wires as JSON, to read back or process.
     Json,
+    /// One self-contained HTML page that runs the rule in a browser, with controls to
+    /// play, step and damage it.
+    Html,
 }
 
 #[derive(Debug, Args)]
@@ -42,6 +47,9 @@ pub fn run(args: ExportArgs) -> Result<()> {
     if let Some(path) = &args.out {
         check_outputs(&[("the netlist (--out)", path.clone())])?;
     }
+    if let Format::Html = args.format {
+        return write_page(&model, &args);
+    }
     let full = Netlist::from_model(&model);
     let net = if args.unpruned {
         full
@@ -52,6 +60,7 @@ pub fn run(args: ExportArgs) -> Result<()> {
         Format::Dot => netlist_export::dot(&net),
         Format::Verilog => netlist_export::verilog(&net, "logicars_cell"),
         Format::Json => netlist_export::json(&net),
+        Format::Html => unreachable!("written above"),
     };
     match &args.out {
         Some(path) => {
@@ -60,6 +69,29 @@ pub fn run(args: ExportArgs) -> Result<()> {
             eprintln!("{} gates -> {}", net.gates.len(), path.display());
         }
         None => print!("{text}"),
+    }
+    Ok(())
+}
+
+/// The model's page ([`page::html`]): the pruned circuit always, since the page shows only
+/// what the visible channels read.
+fn write_page(model: &Model, args: &ExportArgs) -> Result<()> {
+    if args.unpruned {
+        bail!("--unpruned is for the netlist formats; the page runs the pruned circuit");
+    }
+    let html = page::html(model);
+    match &args.out {
+        Some(path) => {
+            output::write_atomically(path, html.as_bytes())
+                .with_context(|| format!("writing {}", path.display()))?;
+            eprintln!(
+                "page of {} ({} KB) -> {}",
+                model.config.task.name(),
+                html.len().div_ceil(1024),
+                path.display()
+            );
+        }
+        None => print!("{html}"),
     }
     Ok(())
 }
