@@ -58,6 +58,15 @@ fn start_kind(task: TaskKind) -> &'static str {
     }
 }
 
+/// The grid the page opens on: the task's own, but a 64x64 torus for the Game of Life,
+/// whose training grids are single 3x3 boards.
+fn opening_size(model: &Model) -> (usize, usize) {
+    match model.config.task {
+        TaskKind::Gol => (64, 64),
+        _ => (model.config.height, model.config.width),
+    }
+}
+
 /// The page's model: what the script needs and nothing else.
 fn page_data(model: &Model) -> serde_json::Value {
     let config = &model.config;
@@ -79,13 +88,20 @@ fn page_data(model: &Model) -> serde_json::Value {
         .collect();
     let truth: Vec<u8> = OPS
         .iter()
-        .map(|op| op.truth.iter().enumerate().map(|(i, &t)| u8::from(t) << i).sum())
+        .map(|op| {
+            op.truth
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| u8::from(t) << i)
+                .sum()
+        })
         .collect();
     json!({
         "task": config.task.name(),
         "channels": config.channels,
         "height": config.height,
         "width": config.width,
+        "opening": opening_size(model),
         "steps": config.steps,
         "periodic": config.periodic,
         "fireRate": config.fire_rate,

@@ -120,21 +120,21 @@ pub fn run(args: EvalArgs) -> Result<()> {
         metrics.accuracy * 100.0
     );
     if args.digest {
-        let state = pool.install(|| hard_state(&model, &init, steps, masks.as_ref()));
-        let live = page::live_channels(&model);
-        println!("digest: {:08x}", page::digest(&state, 0, &live));
+        pool.install(|| print_digest(&model, &init, steps, masks.as_ref()));
     }
     compute_time::report("eval", compute_s, steps, "step")
 }
 
-/// The hard circuit's grids after `steps` steps from `init`.
-fn hard_state(model: &Model, init: &Grids, steps: usize, masks: Option<&FireMasks>) -> Grids {
+/// The digest of the first grid's hard state after `steps` steps from `init`, as a
+/// model's page prints it ([`page::digest`]).
+fn print_digest(model: &Model, init: &Grids, steps: usize, masks: Option<&FireMasks>) {
     let mut run = HardRun::new(model, init.batch, (init.height, init.width));
     run.set_state(init);
     for step in 0..steps {
         run.step(masks, step);
     }
-    run.state()
+    let live = page::live_channels(model);
+    println!("digest: {:08x}", page::digest(&run.state(), 0, &live));
 }
 
 /// The hard circuit's score after `steps` steps with `damage`'s block zeroed (`text`, as

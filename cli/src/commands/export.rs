@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use logicars::io::{atomic as output, model_file};
-use logicars::views::netlist::Netlist;
 use logicars::model::network::Model;
+use logicars::views::netlist::Netlist;
 use logicars::views::netlist_export;
 use logicars::views::page;
 

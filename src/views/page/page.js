@@ -229,8 +229,8 @@ const view = {
 };
 
 function sizeFromFields() {
-  const h = clampSide($("height").value, MODEL.height, "height");
-  const w = clampSide($("width").value, MODEL.width, "width");
+  const h = clampSide($("height").value, MODEL.opening[0], "height");
+  const w = clampSide($("width").value, MODEL.opening[1], "width");
   $("height").value = h;
   $("width").value = w;
   return [h, w];
@@ -262,7 +262,7 @@ function randomStart() {
 function draw() {
   const { grid, steps } = view.run;
   const canvas = $("grid");
-  const scale = Math.max(1, Math.floor(Math.min(640 / grid.w, 640 / grid.h)));
+  const scale = Math.max(1, Math.floor(Math.min(480 / grid.w, 480 / grid.h)));
   if (canvas.width !== grid.w * scale || canvas.height !== grid.h * scale) {
     canvas.width = grid.w * scale;
     canvas.height = grid.h * scale;
@@ -387,7 +387,7 @@ function runFromUrl() {
 
 $("task").textContent = `${MODEL.task}, ${MODEL.height}x${MODEL.width}, ${MODEL.steps} steps`;
 $("gates").textContent = `${MODEL.gates.length / 3} gates`;
-$("height").value = MODEL.height;
-$("width").value = MODEL.width;
+$("height").value = MODEL.opening[0];
+$("width").value = MODEL.opening[1];
 wire();
 runFromUrl();
