@@ -9,6 +9,7 @@ mod export;
 mod knobs;
 mod kubernetes;
 mod limits;
+mod page;
 mod pattern_geometry;
 mod refused;
 mod replay;
