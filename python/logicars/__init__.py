@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import html
 import itertools
 import json
 import math
@@ -327,6 +328,20 @@ class Model:
         return (
             f"<logicars.Model {self.task} {h}x{w}, {self.channels} channels, "
             f"{self.steps} steps, {self.gate_count} gates>"
+        )
+
+    def to_html(self) -> str:
+        """The model as one self-contained HTML page that runs its hard circuit in the
+        browser, bit for bit as :meth:`eval` does (``logicars export --format html``)."""
+        return self._native.to_html()
+
+    def _repr_html_(self) -> str:
+        """In Jupyter, the model shows as its live page, in a frame of its own."""
+        page = html.escape(self.to_html(), quote=True)
+        return (
+            f'<iframe srcdoc="{page}" title="{html.escape(repr(self))}" '
+            'style="width: 100%; max-width: 720px; height: 760px; border: 1px solid #ccc">'
+            "</iframe>"
         )
 
 

@@ -17,6 +17,7 @@ use logicars::train::memory::{evaluation_bytes, hard_bytes, MemoryLimit, Rollout
 use logicars::views::analysis::analyze;
 use logicars::views::netlist::Netlist;
 use logicars::views::netlist_export;
+use logicars::views::page;
 use numpy::ndarray::Array4;
 use numpy::{IntoPyArray, PyArray4, PyReadonlyArrayDyn};
 use pyo3::prelude::*;
@@ -129,6 +130,11 @@ impl Model {
         run_folder::ensure_not_running(folder).map_err(errors::run_folder)?;
         model_file::save_trained(&self.model, self.training.as_ref(), &path)
             .map_err(errors::model_file)
+    }
+
+    /// The model as one self-contained HTML page that runs it (`export --format html`).
+    fn to_html(&self) -> String {
+        page::html(&self.model)
     }
 
     /// The model file's text.

@@ -133,6 +133,17 @@ def test_a_model_is_not_saved_into_the_folder_of_a_running_run(checkerboard, tmp
     assert (run / "other.json").is_file(), "the folder is free once the run is gone"
 
 
+def test_a_model_is_its_live_page_in_jupyter(checkerboard, tmp_path, cli):
+    path = tmp_path / "m.json"
+    checkerboard.model.save(path)
+    page = run_cli(cli, "export", "--model", str(path), "--format", "html").stdout
+    assert checkerboard.model.to_html() == page
+    assert page.startswith("<!doctype html>") and "const MODEL = " in page
+    frame = checkerboard.model._repr_html_()
+    assert frame.startswith('<iframe srcdoc="&lt;!doctype html&gt;')
+    assert "</script>" not in frame, "the page is escaped inside the frame"
+
+
 def test_a_growing_task_grows_a_target_given_as_an_array():
     target = np.zeros((10, 10), bool)
     target[3:7, 3:7] = True
