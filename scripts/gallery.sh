@@ -11,7 +11,7 @@ Usage: scripts/gallery.sh [--models DIR]
 
 Trains the gallery's models into DIR (default: runs/gallery; a model already there is
 kept), prints `logicars check` for each, and writes the pictures to docs/gallery/.
-About 3 minutes on an idle 2-core host, once built.
+About 4 minutes on an idle 2-core host, once built.
 TXT
 }
 
@@ -45,11 +45,13 @@ train checkerboard-async 9903
 train checkerboard-async 9905
 train gol 0
 train colored-g 10400
+train lizard 11115
 
 cb="$models/checkerboard-seed0/model.json"
 async="$models/checkerboard-async-seed9900/model.json"
 gol="$models/gol-seed0/model.json"
 g="$models/colored-g-seed10400/model.json"
+lizard="$models/lizard-seed11115/model.json"
 
 "$logicars" check --model "$gol"
 "$logicars" check --model "$g"
@@ -68,4 +70,10 @@ g="$models/colored-g-seed10400/model.json"
 "$logicars" render --model "$g" --view rgb --steps 30 --scale 4 --out "$out/colored-g-growing.png"
 "$logicars" render --model "$g" --view rgb --steps 60 --scale 6 --damage 8x8@15..30 \
   --out "$out/colored-g-regrowth.gif"
+# A page to play with per model (`export --format html`), linked from docs/gallery.md.
+"$logicars" export --model "$cb" --format html --out "$out/checkerboard.html"
+"$logicars" export --model "$async" --format html --out "$out/checkerboard-async.html"
+"$logicars" export --model "$gol" --format html --out "$out/gol.html"
+"$logicars" export --model "$g" --format html --out "$out/colored-g.html"
+"$logicars" export --model "$lizard" --format html --out "$out/lizard.html"
 echo "written: $out"
