@@ -94,6 +94,18 @@ fn randomise(value: &mut serde_json::Value, rng: &mut ChaCha8Rng) {
     }
 }
 
+/// `export --format html` of `model` to `page`.
+fn export_page(model: &Path, page: &Path) -> PathBuf {
+    logicars()
+        .args(["export", "--format", "html", "--model"])
+        .arg(model)
+        .arg("--out")
+        .arg(page)
+        .assert()
+        .success();
+    page.to_path_buf()
+}
+
 fn eval_digest(model: &Path, seed: u64, size: &str, steps: usize) -> String {
     let out = logicars()
         .args(["eval", "--model"])
@@ -130,14 +142,7 @@ fn every_presets_page_runs_the_bits_eval_runs() {
     ];
     for (task, size) in tasks {
         let model = random_model(task, dir.path());
-        let page = dir.path().join(format!("{task}.html"));
-        logicars()
-            .args(["export", "--format", "html", "--model"])
-            .arg(&model)
-            .arg("--out")
-            .arg(&page)
-            .assert()
-            .success();
+        let page = export_page(&model, &dir.path().join(format!("{task}.html")));
         for (seed, steps) in [(0, 1), (3, 9), (12, 40)] {
             let dom = browser(&[
                 "--dump-dom",
@@ -174,14 +179,7 @@ fn an_absurd_grid_size_is_clamped_with_a_message() {
     }
     let dir = tempfile::tempdir().unwrap();
     let model = random_model("checkerboard", dir.path());
-    let page = dir.path().join("page.html");
-    logicars()
-        .args(["export", "--format", "html", "--model"])
-        .arg(&model)
-        .arg("--out")
-        .arg(&page)
-        .assert()
-        .success();
+    let page = export_page(&model, &dir.path().join("page.html"));
     let dom = browser(&["--dump-dom", &url(&page, "seed=2&steps=3&size=100000x7")]);
     assert_eq!(
         output_of(&dom, "message"),
