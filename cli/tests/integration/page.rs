@@ -1,7 +1,7 @@
 //! `export --format html` in a real browser (Debian's headless Chromium): for every
 //! preset, the page's grid after N steps is `logicars eval`'s, bit for bit (both print
-//! the same digest), synchronous and asynchronous tasks alike; a screenshot of each page
-//! is kept under `target/page-screenshots/` to look at. Without Chromium the test says
+//! the same digest), synchronous and asynchronous tasks alike; a screenshot of each
+//! gallery page (exact models) is kept under `target/page-screenshots/` to look at. Without Chromium the test says
 //! so and passes, except in CI (`CI` set), where it must run.
 
 use std::path::{Path, PathBuf};
@@ -143,7 +143,7 @@ fn every_presets_page_runs_the_bits_eval_runs() {
     for (task, size) in tasks {
         let model = random_model(task, dir.path());
         let page = export_page(&model, &dir.path().join(format!("{task}.html")));
-        for (seed, steps) in [(0, 1), (3, 9), (12, 40)] {
+        for (seed, steps) in [(0, 1), (12, 40)] {
             let dom = browser(&[
                 "--dump-dom",
                 &url(&page, &format!("seed={seed}&steps={steps}&size={size}")),
@@ -155,20 +155,6 @@ fn every_presets_page_runs_the_bits_eval_runs() {
                 "{task}: seed {seed}, {steps} steps on {size}"
             );
         }
-        let shot = screenshots().join(format!("{task}.png"));
-        let window = "--window-size=720,1000";
-        let shot_arg = format!("--screenshot={}", shot.display());
-        browser(&[
-            &shot_arg,
-            window,
-            &url(&page, &format!("seed=1&steps=20&size={size}")),
-        ]);
-        let picture = image::open(&shot).unwrap().to_rgb8();
-        let first = *picture.get_pixel(0, 0);
-        assert!(
-            picture.pixels().any(|p| *p != first),
-            "{task}: the screenshot is one colour"
-        );
     }
 }
 
@@ -239,6 +225,11 @@ fn the_gallerys_pages_run_and_are_pictured() {
         let shot = screenshots().join(format!("gallery-{name}.png"));
         let shot_arg = format!("--screenshot={}", shot.display());
         browser(&[&shot_arg, "--window-size=600,760", &url(&page, &query)]);
-        assert!(image::open(&shot).is_ok(), "{name}: no screenshot");
+        let picture = image::open(&shot).unwrap().to_rgb8();
+        let first = *picture.get_pixel(0, 0);
+        assert!(
+            picture.pixels().any(|p| *p != first),
+            "{name}: the screenshot is one colour"
+        );
     }
 }
