@@ -47,51 +47,49 @@ pub fn run(args: ExportArgs) -> Result<()> {
     if let Some(path) = &args.out {
         check_outputs(&[("the netlist (--out)", path.clone())])?;
     }
-    if let Format::Html = args.format {
-        return write_page(&model, &args);
-    }
-    let full = Netlist::from_model(&model);
-    let net = if args.unpruned {
-        full
-    } else {
-        full.pruned(&model.config.target_channels)
-    };
-    let text = match args.format {
-        Format::Dot => netlist_export::dot(&net),
-        Format::Verilog => netlist_export::verilog(&net, "logicars_cell"),
-        Format::Json => netlist_export::json(&net),
-        Format::Html => unreachable!("written above"),
+    let (text, what) = match args.format {
+        Format::Html => page_text(&model, args.unpruned)?,
+        netlist => netlist_text(&model, netlist, args.unpruned),
     };
     match &args.out {
         Some(path) => {
             output::write_atomically(path, text.as_bytes())
                 .with_context(|| format!("writing {}", path.display()))?;
-            eprintln!("{} gates -> {}", net.gates.len(), path.display());
+            eprintln!("{what} -> {}", path.display());
         }
         None => print!("{text}"),
     }
     Ok(())
 }
 
-/// The model's page ([`page::html`]): the pruned circuit always, since the page shows only
-/// what the visible channels read.
-fn write_page(model: &Model, args: &ExportArgs) -> Result<()> {
-    if args.unpruned {
+/// The pruned (or whole) netlist in a netlist format, and its gate count.
+fn netlist_text(model: &Model, format: Format, unpruned: bool) -> (String, String) {
+    let full = Netlist::from_model(model);
+    let net = if unpruned {
+        full
+    } else {
+        full.pruned(&model.config.target_channels)
+    };
+    let text = match format {
+        Format::Dot => netlist_export::dot(&net),
+        Format::Verilog => netlist_export::verilog(&net, "logicars_cell"),
+        // `run` sends the page to `page_text`; JSON is the netlist as data.
+        Format::Json | Format::Html => netlist_export::json(&net),
+    };
+    (text, format!("{} gates", net.gates.len()))
+}
+
+/// The model's page ([`page::html`]) and its size: the pruned circuit always, since the
+/// page shows only what the visible channels read.
+fn page_text(model: &Model, unpruned: bool) -> Result<(String, String)> {
+    if unpruned {
         bail!("--unpruned is for the netlist formats; the page runs the pruned circuit");
     }
     let html = page::html(model);
-    match &args.out {
-        Some(path) => {
-            output::write_atomically(path, html.as_bytes())
-                .with_context(|| format!("writing {}", path.display()))?;
-            eprintln!(
-                "page of {} ({} KB) -> {}",
-                model.config.task.name(),
-                html.len().div_ceil(1024),
-                path.display()
-            );
-        }
-        None => print!("{html}"),
-    }
-    Ok(())
+    let what = format!(
+        "page of {} ({} KB)",
+        model.config.task.name(),
+        html.len().div_ceil(1024)
+    );
+    Ok((html, what))
 }
