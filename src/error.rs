@@ -40,6 +40,12 @@ pub enum ConfigError {
     MissingPattern,
     #[error("a {task} model carries no target image")]
     UnexpectedPattern { task: &'static str },
+    #[error("a rule model needs its rule (--rule B3/S23, B2/S/C3, wireworld...)")]
+    MissingRule,
+    #[error("a {task} model carries no rule (rules are the rule task's)")]
+    UnexpectedRule { task: &'static str },
+    #[error("the rule {rule} keeps its states in channels 0..{channels}, all of them targets")]
+    RuleChannels { rule: String, channels: usize },
     #[error(
         "the grid ({height}x{width}) must have the target's size ({target_height}x{target_width})"
     )]

@@ -48,7 +48,7 @@ fn measured(task: TaskKind, size: &RolloutSize) -> (u64, u64) {
     {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let (b, h, w) = (size.batch, size.height, size.width);
-        let init = tasks::eval_init(task, b, h, w, config.channels, &mut rng);
+        let init = tasks::eval_init(config, b, h, w, &mut rng);
         let target = tasks::target(config, &init, size.steps);
         let mut objective = Objective::new(&model, b, (h, w), size.steps, size.memory);
         let gradient = match size.gradient {
@@ -132,7 +132,7 @@ fn hard_rollouts_allocate_about_their_estimate() {
         PEAK.store(before, Ordering::SeqCst);
         {
             let mut rng = ChaCha8Rng::seed_from_u64(1);
-            let init = tasks::eval_init(config.task, 4, 64, 64, config.channels, &mut rng);
+            let init = tasks::eval_init(config, 4, 64, 64, &mut rng);
             let masks = tasks::fire_masks(config, &init, size.steps, per_grid_masks, &mut rng);
             hard_last_frame(&model, &init, size.steps, masks.as_ref(), None, |_| {});
         }

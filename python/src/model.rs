@@ -88,7 +88,7 @@ impl Model {
                     .iter()
                     .try_fold(1u64, |acc, &n| acc.checked_mul(n as u64));
                 ensure_memory(&format!("{batch} grid(s) of {h}x{w}"), bytes)?;
-                Ok(tasks::eval_init(c.task, batch, h, w, c.channels, rng))
+                Ok(tasks::eval_init(c, batch, h, w, rng))
             }
         }
     }

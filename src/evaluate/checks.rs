@@ -94,7 +94,7 @@ pub fn rollout_checks(config: &ModelConfig, block: usize) -> Vec<RolloutCheck> {
                 damaged(plain("healing", h4, w4, s4), side, 1, 2 * c.steps),
             ]
         }
-        TaskKind::Gol => {
+        TaskKind::Gol | TaskKind::Rule => {
             let (h, w, steps) = LIFE_LARGE;
             vec![
                 plain("4x grid, 4x steps", h4, w4, s4),
@@ -155,7 +155,7 @@ pub fn total_steps(config: &ModelConfig, options: &CheckOptions) -> usize {
         .iter()
         .map(|c| c.steps)
         .sum();
-    let boards = usize::from(config.task == TaskKind::Gol);
+    let boards = usize::from(config.task.learns_rule());
     let robustness = match has_robustness(config.task) {
         true => options.robustness_steps,
         false => 0,
@@ -179,7 +179,7 @@ pub fn run_checks(model: &Model, options: &CheckOptions, mut after_step: impl Fn
     }
     for check in rollout_checks(c, options.block) {
         let (h, w, steps, batch) = (check.height, check.width, check.steps, options.batch);
-        let init = tasks::eval_init(c.task, batch, h, w, c.channels, &mut rng);
+        let init = tasks::eval_init(c, batch, h, w, &mut rng);
         let masks = c
             .fire_rate
             .map(|r| FireMasks::draw(steps, batch, h * w, r, &mut rng));
@@ -267,7 +267,7 @@ fn regrowth(
     )
 }
 
-/// Game of Life from every one of the 512 boards, one step: exact or not.
+/// A rule from every one of its boards (Game of Life's 512), one step: exact or not.
 fn all_boards(model: &Model, boards: &Grids) -> CheckRow {
     let c = &model.config;
     let last = hard_last_frame(model, boards, 1, None, None, |_| {});
@@ -284,13 +284,13 @@ fn all_boards(model: &Model, boards: &Grids) -> CheckRow {
         .filter(|&b| (b * cells..(b + 1) * cells).any(wrong))
         .count();
     CheckRow {
-        test: "all 512 boards".into(),
+        test: format!("all {} boards", boards.batch),
         grid: format!("{}x{}", c.height, c.width),
         steps: 1,
         accuracy: accuracy(&last, &target, &c.target_channels),
         note: match wrong_boards {
             0 => "exact: every board's next state right".into(),
-            n => format!("{n} of 512 boards have a wrong cell"),
+            n => format!("{n} of {} boards have a wrong cell", boards.batch),
         },
     }
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
 use crate::model::parametrization::Parametrization;
+use crate::model::ca_rule::CaRule;
 use crate::model::pattern::PatternTarget;
 use crate::model::recipe::Recipe;
 use crate::model::task::TaskKind;
@@ -77,6 +78,9 @@ pub struct ModelConfig {
     /// The image a `pattern` model grows (absent for other tasks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<PatternTarget>,
+    /// The rule a `rule` model learns (absent for other tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<CaRule>,
 }
 
 impl ModelConfig {
@@ -144,7 +148,39 @@ impl ModelConfig {
         if let Some(&channel) = self.target_channels.iter().find(|&&c| c >= channels) {
             return Err(ConfigError::TargetChannel { channel, channels });
         }
-        self.validate_pattern()
+        self.validate_pattern()?;
+        self.validate_rule()
+    }
+
+    /// The rule the model learns: Life for `gol`, its own for `rule`, none for others.
+    pub fn ca_rule(&self) -> Option<CaRule> {
+        match self.task {
+            TaskKind::Gol => Some(CaRule::LIFE),
+            _ => self.rule,
+        }
+    }
+
+    /// A `rule` model carries its rule, its states in the first channels, all of them
+    /// compared with the target; other tasks carry none.
+    fn validate_rule(&self) -> Result<(), ConfigError> {
+        let rule = match (self.rule, self.task == TaskKind::Rule) {
+            (None, true) => return Err(ConfigError::MissingRule),
+            (Some(_), false) => {
+                return Err(ConfigError::UnexpectedRule {
+                    task: self.task.name(),
+                })
+            }
+            (None, false) => return Ok(()),
+            (Some(rule), true) => rule,
+        };
+        let channels: Vec<usize> = (0..rule.channels()).collect();
+        if self.channels < channels.len() || self.target_channels != channels {
+            return Err(ConfigError::RuleChannels {
+                rule: rule.to_string(),
+                channels: channels.len(),
+            });
+        }
+        Ok(())
     }
 
     fn validate_layers(&self) -> Result<(), ConfigError> {
@@ -350,7 +386,7 @@ impl TrainSettings {
     /// than the task's, one of shorter rollouts fewer steps than the task's; several
     /// starts need a time to choose among them (a share, or the curriculum's end).
     fn validate_curriculum(&self, config: &ModelConfig) -> Result<(), ConfigError> {
-        if self.recipe.hold_steps > 0 && config.task == TaskKind::Gol {
+        if self.recipe.hold_steps > 0 && config.task.learns_rule() {
             return Err(ConfigError::HoldSteps);
         }
         if self.recipe.search_circuits > 0 && !config.task.grows_image() {

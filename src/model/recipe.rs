@@ -238,6 +238,7 @@ fn attempts_for(task: TaskKind) -> usize {
     match task {
         TaskKind::Checkerboard => 3,
         TaskKind::Gol => 2,
+        TaskKind::Rule => 3,
         TaskKind::CheckerboardAsync => 8,
         TaskKind::ColoredG => 5,
         TaskKind::Lizard => 12,
@@ -310,7 +311,7 @@ impl Recipe {
                     ..input_wise
                 }
             }
-            (RecipeName::Converge, TaskKind::Gol) => Recipe {
+            (RecipeName::Converge, TaskKind::Gol | TaskKind::Rule) => Recipe {
                 hard_gates: 0.3,
                 attempts: attempts_for(task),
                 ..paper

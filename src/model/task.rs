@@ -14,6 +14,8 @@ pub enum TaskKind {
     CheckerboardAsync,
     /// Game of Life from all 512 3x3 boards.
     Gol,
+    /// Any rule on the 3x3 neighbourhood (the model's `rule`), from all its neighbourhoods.
+    Rule,
     /// Grow a target image from one seeded centre cell.
     Pattern,
     /// The paper's lizard: grow its outline from one seeded centre cell, 20x20, periodic.
@@ -25,10 +27,11 @@ pub enum TaskKind {
 
 impl TaskKind {
     /// Every task, in the order the CLI lists them.
-    pub const ALL: [TaskKind; 6] = [
+    pub const ALL: [TaskKind; 7] = [
         TaskKind::Checkerboard,
         TaskKind::CheckerboardAsync,
         TaskKind::Gol,
+        TaskKind::Rule,
         TaskKind::Pattern,
         TaskKind::Lizard,
         TaskKind::ColoredG,
@@ -71,6 +74,12 @@ impl TaskKind {
         side > 0 && fits(height) && fits(width)
     }
 
+    /// Tasks that learn a rule's next state from every 3x3 board on a 3x3 torus (each
+    /// cell of which sees the whole board as its neighbourhood).
+    pub fn learns_rule(self) -> bool {
+        matches!(self, TaskKind::Gol | TaskKind::Rule)
+    }
+
     /// The task called `name` on the command line, if any.
     pub fn from_name(name: &str) -> Option<TaskKind> {
         TaskKind::ALL.into_iter().find(|t| t.name() == name)
@@ -84,6 +93,7 @@ impl TaskKind {
                 "asynchronous checkerboard (fire rate 0.6), 14x14, 50 steps"
             }
             TaskKind::Gol => "Game of Life, learned from all 512 3x3 boards",
+            TaskKind::Rule => "any rule (--rule B3/S23, B2/S/C3, wireworld), from its neighbourhoods",
             TaskKind::Pattern => "grow a target image from one seeded centre cell",
             TaskKind::Lizard => "the paper's lizard, grown from one seeded centre cell",
             TaskKind::ColoredG => "the paper's coloured G, grown in from the border",
@@ -96,6 +106,7 @@ impl TaskKind {
             TaskKind::Checkerboard => "checkerboard",
             TaskKind::CheckerboardAsync => "checkerboard-async",
             TaskKind::Gol => "gol",
+            TaskKind::Rule => "rule",
             TaskKind::Pattern => "pattern",
             TaskKind::Lizard => "lizard",
             TaskKind::ColoredG => "colored-g",

@@ -8,9 +8,12 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::{ConfigError, OverrideError};
+use crate::model::ca_rule::{CaRule, MAX_STATES};
 use crate::model::config::{ModelConfig, TrainSettings};
+use crate::model::task::TaskKind;
 use crate::model::parametrization::Parametrization;
 use crate::model::recipe::RecipeName;
+use crate::tasks::use_rule;
 
 #[cfg(test)]
 mod tests;
@@ -33,6 +36,8 @@ pub enum Target {
     /// How gates are parametrized; also resets the pass-through strength to the
     /// parametrization's default.
     Parametrization,
+    /// The rule a `rule` model learns; also sets its channels and widths ([`use_rule`]).
+    Rule,
 }
 
 /// One training knob: its `--set` key (also its `train` flag, `--KEY`), the name of its
@@ -120,6 +125,8 @@ pub enum KnobValue {
     Switch(bool),
     Recipe(RecipeName),
     Parametrization(Parametrization),
+    /// A rule (`None` for a task that learns none).
+    Rule(Option<CaRule>),
 }
 
 /// Every training knob, in the order the `train` flags apply (a recipe before its fields,
@@ -466,6 +473,15 @@ pub static KNOBS: &[Knob] = &[
         target: Target::Number(|_, s| &mut s.recipe.pool_from),
         range: Range::ShareOfRun,
     },
+    Knob {
+        key: "rule",
+        value_name: "RULE",
+        help: "rule: the rule to learn, B3/S23 (Life-like), B2/S/C3 or 345/2/4 \
+               (Generations, at most 4 states), wireworld, or a name such as highlife or \
+               brians-brain [default: B3/S23]",
+        target: Target::Rule,
+        range: Range::Any,
+    },
 ];
 
 impl Knob {
@@ -485,6 +501,8 @@ impl Knob {
             Target::Parametrization => {
                 Parametrization::from_name(text).map(KnobValue::Parametrization)
             }
+            Target::Rule if text == "none" => Some(KnobValue::Rule(None)),
+            Target::Rule => text.parse().ok().map(|rule| KnobValue::Rule(Some(rule))),
         }
         .ok_or_else(|| self.expected())?;
         Ok(Override { knob: self, value })
@@ -503,6 +521,9 @@ impl Knob {
             Target::Switch(_) => "true or false".into(),
             Target::Recipe => one_of(&RecipeName::ALL.map(RecipeName::name)),
             Target::Parametrization => one_of(&Parametrization::ALL.map(Parametrization::name)),
+            Target::Rule => format!(
+                "a rule such as B3/S23, B2/S/C3 or wireworld, of at most {MAX_STATES} states"
+            ),
         }
     }
 
@@ -527,6 +548,7 @@ impl Knob {
             Target::Switch(field) => KnobValue::Switch(*field(c, s)),
             Target::Recipe => KnobValue::Recipe(s.recipe.name),
             Target::Parametrization => KnobValue::Parametrization(s.recipe.parametrization),
+            Target::Rule => KnobValue::Rule(c.rule),
         }
     }
 }
@@ -572,6 +594,12 @@ impl Override {
                 settings.recipe.parametrization = p;
                 settings.recipe.pass_through = p.default_pass_through();
             }
+            // Another task keeps the rule (and a rule model none) so that validation
+            // refuses it.
+            (Target::Rule, KnobValue::Rule(rule)) => match (config.task, rule) {
+                (TaskKind::Rule, Some(rule)) => use_rule(config, rule).expect("a rule model"),
+                _ => config.rule = rule,
+            },
             _ => unreachable!(
                 "an override holds a value its knob takes ({})",
                 self.knob.key
@@ -628,6 +656,8 @@ impl fmt::Display for KnobValue {
             KnobValue::Switch(on) => write!(f, "{on}"),
             KnobValue::Recipe(name) => f.write_str(name.name()),
             KnobValue::Parametrization(p) => f.write_str(p.name()),
+            KnobValue::Rule(Some(rule)) => write!(f, "{rule}"),
+            KnobValue::Rule(None) => f.write_str("none"),
         }
     }
 }

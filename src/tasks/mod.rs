@@ -2,20 +2,23 @@
 //! should reach (targets), and its preset hyperparameters. See `docs/semantics.md`.
 
 pub mod knobs;
-mod life;
 pub mod pattern_geometry;
 mod presets;
+pub mod rule_step;
 pub mod target_images;
 mod thumbnail;
 
 pub use knobs::{Knob, KnobValue, Override, KNOBS};
-pub use life::life_generation;
-pub use presets::{check_target_channels, pattern, preset, recipe_for, set_channels, use_target};
+pub use rule_step::life_generation;
+pub use presets::{
+    check_target_channels, pattern, preset, recipe_for, set_channels, use_rule, use_target,
+};
 
 use rand::{Rng, RngExt};
 
 use crate::automaton::grid::Grids;
 use crate::automaton::masks::FireMasks;
+use crate::model::ca_rule::{digits, CaRule};
 use crate::model::config::ModelConfig;
 use crate::model::task::TaskKind;
 
@@ -26,10 +29,12 @@ pub fn training_init(config: &ModelConfig, batch: usize, rng: &mut impl Rng) -> 
         TaskKind::Checkerboard | TaskKind::CheckerboardAsync => {
             Grids::random_bits(batch, h, w, c, rng)
         }
-        TaskKind::Gol => {
+        TaskKind::Gol | TaskKind::Rule => {
+            let rule = config.ca_rule().expect("validated: rule tasks carry their rule");
             let mut grids = Grids::zeros(batch, h, w, c);
             for b in 0..batch {
-                set_board(&mut grids, b, rng.random_range(0..512));
+                let board = rng.random_range(0..rule.neighbourhoods());
+                set_board(&mut grids, b, rule, board);
             }
             grids
         }
@@ -39,43 +44,75 @@ pub fn training_init(config: &ModelConfig, batch: usize, rng: &mut impl Rng) -> 
 }
 
 /// Every initial state of the task's grid when there are few enough to try them all:
-/// Game of Life's 512 boards on its 3x3 grid; `None` for other tasks.
+/// a rule's `states^9` boards on its 3x3 grid (Game of Life's 512); `None` for other
+/// tasks.
 pub fn exhaustive_init(config: &ModelConfig) -> Option<Grids> {
-    let (h, w, c) = (config.height, config.width, config.channels);
-    if config.task != TaskKind::Gol || h * w != 9 {
-        return None;
-    }
-    let mut grids = Grids::zeros(512, h, w, c);
-    for board in 0..512 {
-        set_board(&mut grids, board, board as u32);
-    }
-    Some(grids)
+    let boards = exhaustive_count(config)?;
+    Some(exhaustive_boards(config, 0..boards))
 }
 
-/// Writes the 9 bits of `board` (bit `i` = cell `i` in row-major order) into channel 0
-/// of grid `b`'s first 9 cells.
-fn set_board(grids: &mut Grids, b: usize, board: u32) {
+/// How many boards [`exhaustive_init`] holds, without making them.
+pub fn exhaustive_count(config: &ModelConfig) -> Option<usize> {
+    let rule = config.ca_rule().filter(|_| config.height * config.width == 9)?;
+    Some(rule.neighbourhoods())
+}
+
+/// Boards `boards` of [`exhaustive_init`] (numbers below [`exhaustive_count`]).
+pub fn exhaustive_boards(config: &ModelConfig, boards: std::ops::Range<usize>) -> Grids {
+    let rule = config.ca_rule().expect("a rule task");
+    let (h, w, c) = (config.height, config.width, config.channels);
+    let mut grids = Grids::zeros(boards.len(), h, w, c);
+    for (b, board) in boards.enumerate() {
+        set_board(&mut grids, b, rule, board);
+    }
+    grids
+}
+
+/// Writes board number `board` (the digits of `board` in base `rule.states()`, digit `i`
+/// the state of cell `i` in row-major order) into grid `b`'s first 9 cells.
+fn set_board(grids: &mut Grids, b: usize, rule: CaRule, board: usize) {
     let w = grids.width;
-    for cell in 0..(grids.height * w).min(9) {
-        let bit = (board >> cell) & 1;
-        grids.set(b, cell / w, cell % w, 0, bit as f32);
+    let cells = digits(board, rule.states());
+    for (cell, &state) in cells.iter().enumerate().take(grids.height * w) {
+        for channel in 0..rule.channels() {
+            let on = CaRule::channel_on(state, channel);
+            grids.set(b, cell / w, cell % w, channel, f32::from(u8::from(on)));
+        }
     }
 }
 
 /// Initial grids of any size for evaluation and pictures: random bits, except for the
-/// growing tasks, which start as they train (a seeded centre cell, or all zeros).
+/// growing tasks, which start as they train (a seeded centre cell, or all zeros), and
+/// rules of more than 2 states, whose cells each take the state of their first random
+/// bit on ([`one_state_per_cell`]).
 pub fn eval_init(
-    task: TaskKind,
+    config: &ModelConfig,
     batch: usize,
     height: usize,
     width: usize,
-    channels: usize,
     rng: &mut impl Rng,
 ) -> Grids {
-    match task {
+    let channels = config.channels;
+    match config.task {
         TaskKind::Pattern | TaskKind::Lizard => seeded_centre(batch, height, width, channels),
         TaskKind::ColoredG => Grids::zeros(batch, height, width, channels),
-        _ => Grids::random_bits(batch, height, width, channels, rng),
+        _ => {
+            let mut grids = Grids::random_bits(batch, height, width, channels, rng);
+            if let Some(rule) = config.ca_rule().filter(|r| r.states() > 2) {
+                one_state_per_cell(&mut grids, rule.channels());
+            }
+            grids
+        }
+    }
+}
+
+/// Turns off every channel after a cell's first one on, among its first `channels`: a
+/// valid state of a rule (state `k` is channel `k - 1` alone).
+pub fn one_state_per_cell(grids: &mut Grids, channels: usize) {
+    for cell in grids.values.chunks_mut(grids.channels) {
+        if let Some(first) = cell[..channels].iter().position(|&v| v >= 0.5) {
+            cell[first + 1..channels].fill(0.0);
+        }
     }
 }
 
@@ -88,7 +125,7 @@ pub fn eval_batch(
     steps: usize,
     rng: &mut impl Rng,
 ) -> (Grids, Option<FireMasks>) {
-    let init = eval_init(config.task, batch, height, width, config.channels, rng);
+    let init = eval_init(config, batch, height, width, rng);
     let masks = fire_masks(config, &init, steps, false, rng);
     (init, masks)
 }
@@ -131,10 +168,11 @@ pub fn target(config: &ModelConfig, init: &Grids, steps: usize) -> Grids {
         TaskKind::Pattern | TaskKind::Lizard | TaskKind::ColoredG => {
             pattern_target(config, &mut out);
         }
-        TaskKind::Gol => {
+        TaskKind::Gol | TaskKind::Rule => {
+            let rule = config.ca_rule().expect("validated: rule tasks carry their rule");
             let mut board = init.clone();
             for _ in 0..steps {
-                board = life_generation(&board, config.periodic);
+                board = rule_step::generation(&board, rule, config.periodic);
             }
             for b in 0..init.batch {
                 for row in 0..init.height {

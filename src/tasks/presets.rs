@@ -1,6 +1,7 @@
 //! The paper's hyperparameters for each task, and reduced `--small` variants.
 
 use crate::error::ConfigError;
+use crate::model::ca_rule::CaRule;
 use crate::model::config::{ModelConfig, TrainSettings, MAX_CHANNELS};
 use crate::model::parametrization::Parametrization;
 use crate::model::pattern::PatternTarget;
@@ -41,6 +42,7 @@ fn full_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
             gol(16, widths(&[(128, 16)], &[128, 64, 32, 16, 8, 4, 2, 1])),
             settings(0, 3000, 20, 0.05),
         ),
+        TaskKind::Rule => rule_preset(full_preset(TaskKind::Gol)),
         TaskKind::Pattern => (
             pattern(
                 PatternTarget::builtin(),
@@ -82,6 +84,7 @@ fn small_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
             gol(16, widths(&[(64, 6)], &[32, 16, 8, 4, 2, 1])),
             settings(0, 1500, 20, 0.05),
         ),
+        TaskKind::Rule => rule_preset(small_preset(TaskKind::Gol)),
         TaskKind::Pattern => (
             pattern(
                 PatternTarget::builtin(),
@@ -161,6 +164,36 @@ pub fn use_target(config: &mut ModelConfig, target: PatternTarget) -> Result<(),
     Ok(())
 }
 
+/// The `rule` task's preset: Game of Life's, learning Life until [`use_rule`] names
+/// another rule.
+fn rule_preset((config, settings): (ModelConfig, TrainSettings)) -> (ModelConfig, TrainSettings) {
+    let config = ModelConfig {
+        task: TaskKind::Rule,
+        rule: Some(CaRule::LIFE),
+        ..config
+    };
+    (config, settings)
+}
+
+/// Makes `rule` what a `rule` model learns: a channel per state besides 0, all of them
+/// targets, and the Game of Life's update layers that many times as wide (each layer
+/// of a rule of `k` channels has `k` times the gates of Life's).
+pub fn use_rule(config: &mut ModelConfig, rule: CaRule) -> Result<(), ConfigError> {
+    if config.task != TaskKind::Rule {
+        return Err(ConfigError::UnexpectedRule {
+            task: config.task.name(),
+        });
+    }
+    let (old, new) = (config.ca_rule().map_or(1, CaRule::channels), rule.channels());
+    for width in &mut config.update_layers {
+        *width = *width / old * new;
+    }
+    config.channels = new;
+    config.target_channels = (0..new).collect();
+    config.rule = Some(rule);
+    Ok(())
+}
+
 /// Refuses a model with fewer channels per cell than its target has.
 pub fn check_target_channels(config: &ModelConfig) -> Result<(), ConfigError> {
     match config.channels < config.target_channels.len() {
@@ -219,6 +252,7 @@ fn checkerboard(
         target_channels: vec![0],
         parametrization: Parametrization::Softmax,
         pattern: None,
+        rule: None,
     }
 }
 
@@ -243,6 +277,7 @@ pub fn pattern(
         target_channels: (0..target.channels()).collect(),
         parametrization: Parametrization::Softmax,
         pattern: Some(target),
+        rule: None,
     }
 }
 
@@ -282,6 +317,7 @@ fn gol(kernels: usize, update: Vec<usize>) -> ModelConfig {
         target_channels: vec![0],
         parametrization: Parametrization::Softmax,
         pattern: None,
+        rule: None,
     }
 }
 

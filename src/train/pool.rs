@@ -159,7 +159,7 @@ pub fn pool_config(config: &ModelConfig, settings: &TrainSettings) -> ModelConfi
 /// The state a growing task starts from, one grid (it draws nothing from a generator).
 pub fn seed_state(c: &ModelConfig) -> Grids {
     let mut unused = <ChaCha8Rng as rand::SeedableRng>::seed_from_u64(0);
-    tasks::eval_init(c.task, 1, c.height, c.width, c.channels, &mut unused)
+    tasks::eval_init(c, 1, c.height, c.width, &mut unused)
 }
 
 /// The target bits of grid `b` of `grids`, as it is, that differ from `target` (the

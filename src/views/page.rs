@@ -11,6 +11,7 @@ use serde_json::json;
 
 use crate::automaton::grid::Grids;
 use crate::model::gates::OPS;
+use crate::model::config::ModelConfig;
 use crate::model::network::Model;
 use crate::model::task::TaskKind;
 use crate::views::netlist::{Netlist, Signal};
@@ -49,20 +50,21 @@ pub fn digest(grids: &Grids, b: usize, channels: &[usize]) -> u32 {
     hasher.finalize()
 }
 
-/// How the page starts a grid: `eval`'s start for the task.
-fn start_kind(task: TaskKind) -> &'static str {
-    match task {
+/// How the page starts a grid: `eval`'s start for the model ([`tasks::eval_init`]).
+fn start_kind(config: &ModelConfig) -> &'static str {
+    match config.task {
         TaskKind::Pattern | TaskKind::Lizard => "seeded-centre",
         TaskKind::ColoredG => "zeros",
+        _ if config.ca_rule().is_some_and(|r| r.states() > 2) => "random-states",
         _ => "random-bits",
     }
 }
 
-/// The grid the page opens on: the task's own, but a 64x64 torus for the Game of Life,
-/// whose training grids are single 3x3 boards.
+/// The grid the page opens on: the task's own, but a 64x64 torus for a rule (the Game of
+/// Life's), whose training grids are single 3x3 boards.
 fn opening_size(model: &Model) -> (usize, usize) {
     match model.config.task {
-        TaskKind::Gol => (64, 64),
+        TaskKind::Gol | TaskKind::Rule => (64, 64),
         _ => (model.config.height, model.config.width),
     }
 }
@@ -105,7 +107,8 @@ fn page_data(model: &Model) -> serde_json::Value {
         "steps": config.steps,
         "periodic": config.periodic,
         "fireRate": config.fire_rate,
-        "start": start_kind(config.task),
+        "start": start_kind(config),
+        "state_channels": config.ca_rule().map_or(0, |r| r.channels()),
         "visible": visible_channels(model),
         "live": net.live_channels(&config.target_channels),
         "truth": truth,
@@ -165,7 +168,7 @@ mod tests {
     fn the_coloured_g_shows_its_three_colour_channels() {
         let g = model(TaskKind::ColoredG);
         assert_eq!(visible_channels(&g), [0, 1, 2]);
-        assert_eq!(start_kind(TaskKind::ColoredG), "zeros");
+        assert_eq!(start_kind(&preset(TaskKind::ColoredG, true).0), "zeros");
         assert_eq!(visible_channels(&model(TaskKind::Checkerboard)), [0]);
     }
 

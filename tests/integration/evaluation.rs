@@ -17,7 +17,7 @@ fn both(task: TaskKind, steps: usize) {
     let c = &model.config;
     let mut rng = ChaCha8Rng::seed_from_u64(steps as u64);
     let (batch, h, w) = (3, 10, 7);
-    let init = tasks::eval_init(c.task, batch, h, w, c.channels, &mut rng);
+    let init = tasks::eval_init(c, batch, h, w, &mut rng);
     let masks = c
         .fire_rate
         .map(|r| FireMasks::draw(steps, batch, h * w, r, &mut rng));

@@ -162,7 +162,7 @@ fn run_briefly(model: &Model) {
         return;
     }
     let mut rng = ChaCha8Rng::seed_from_u64(0);
-    let init = tasks::eval_init(c.task, 1, c.height, c.width, c.channels, &mut rng);
+    let init = tasks::eval_init(c, 1, c.height, c.width, &mut rng);
     let masks = c.fire_rate.map(|r| {
         logicars::automaton::masks::FireMasks::draw(size.steps, 1, c.height * c.width, r, &mut rng)
     });

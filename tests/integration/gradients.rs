@@ -29,6 +29,7 @@ fn tiny_config(steps: usize, fire_rate: Option<f32>, periodic: bool) -> ModelCon
         target_channels: vec![0, 1],
         parametrization: Parametrization::Softmax,
         pattern: None,
+        rule: None,
     }
 }
 

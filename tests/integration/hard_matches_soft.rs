@@ -16,8 +16,9 @@ use logicars::train::{Gradient, Objective};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-fn run(periodic: bool, fire_rate: Option<f32>, seed: u64) {
-    let config = ModelConfig {
+/// A small checkerboard model of three channels.
+fn config(periodic: bool, fire_rate: Option<f32>) -> ModelConfig {
+    ModelConfig {
         task: TaskKind::Checkerboard,
         channels: 3,
         height: 9,
@@ -31,7 +32,12 @@ fn run(periodic: bool, fire_rate: Option<f32>, seed: u64) {
         target_channels: vec![0],
         parametrization: Parametrization::Softmax,
         pattern: None,
-    };
+        rule: None,
+    }
+}
+
+fn run(periodic: bool, fire_rate: Option<f32>, seed: u64) {
+    let config = config(periodic, fire_rate);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut model = Model::new(config.clone(), &mut rng).unwrap();
     for logits in &mut model.logits {

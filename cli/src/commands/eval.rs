@@ -88,7 +88,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
         Some(path) => grid_file::load(path, config.channels)?,
         None => {
             let (h, w) = args.size.unwrap_or((config.height, config.width));
-            tasks::eval_init(config.task, args.batch, h, w, config.channels, &mut rng)
+            tasks::eval_init(config, args.batch, h, w, &mut rng)
         }
     };
     let masks = tasks::fire_masks(config, &init, steps, false, &mut rng);

@@ -91,7 +91,7 @@ pub fn run(args: RenderArgs) -> Result<()> {
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let init = match &args.init {
         Some(path) => grid_file::load(path, c.channels)?,
-        None => tasks::eval_init(c.task, 1, h, w, c.channels, &mut rng),
+        None => tasks::eval_init(c, 1, h, w, &mut rng),
     };
     let damage = args
         .damage

@@ -49,6 +49,7 @@ fn another(value: KnobValue) -> KnobValue {
             Parametrization::Softmax => Parametrization::InputWise,
             Parametrization::InputWise => Parametrization::Softmax,
         }),
+        KnobValue::Rule(_) => KnobValue::Rule(Some("highlife".parse().unwrap())),
     }
 }
 

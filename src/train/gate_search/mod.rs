@@ -81,7 +81,7 @@ impl Probe {
     fn of(c: &ModelConfig) -> Self {
         // A growing task's start draws nothing from the generator.
         let mut rng = ChaCha8Rng::seed_from_u64(0);
-        let init = tasks::eval_init(c.task, 1, c.height, c.width, c.channels, &mut rng);
+        let init = tasks::eval_init(c, 1, c.height, c.width, &mut rng);
         Probe {
             target: tasks::target(c, &init, c.steps),
             init,

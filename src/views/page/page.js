@@ -169,10 +169,11 @@ class Run {
     this.rng = new ChaCha8(BigInt(seed));
     this.steps = 0;
     const { grid } = this;
-    if (model.start === "random-bits") {
+    if (model.start === "random-bits" || model.start === "random-states") {
       for (let cell = 0; cell < grid.cells; cell++) {
         for (let c = 0; c < model.channels; c++) grid.state[c][cell] = this.rng.nextBool() ? 1 : 0;
       }
+      if (model.start === "random-states") oneStatePerCell(grid, model.state_channels);
     } else if (model.start === "seeded-centre") {
       const centre = Math.floor(height / 2) * width + Math.floor(width / 2);
       for (let c = 0; c < model.channels; c++) grid.state[c][centre] = 1;
@@ -249,6 +250,17 @@ function restart() {
   draw();
 }
 
+/** A rule's valid states: each cell keeps its first channel on among the state channels. */
+function oneStatePerCell(grid, channels) {
+  for (let cell = 0; cell < grid.cells; cell++) {
+    let on = false;
+    for (let c = 0; c < channels; c++) {
+      if (on) grid.state[c][cell] = 0;
+      else if (grid.state[c][cell]) on = true;
+    }
+  }
+}
+
 /** A new run from random bits in every channel (not a seed `eval` can replay). */
 function randomStart() {
   restart();
@@ -256,8 +268,12 @@ function randomStart() {
   for (const channel of grid.state) {
     for (let i = 0; i < channel.length; i++) channel[i] = Math.random() < 0.5 ? 1 : 0;
   }
+  if (view.run.model.start === "random-states") oneStatePerCell(grid, view.run.model.state_channels);
   draw();
 }
+
+/** Colours of a rule's states 0 (empty), 1 (alive, electron head), 2 and 3. */
+const STATE_COLOURS = [[255, 255, 255], [20, 20, 20], [230, 120, 40], [60, 110, 220]];
 
 function draw() {
   const { grid, steps } = view.run;
@@ -270,9 +286,16 @@ function draw() {
   const ctx = canvas.getContext("2d");
   const image = ctx.createImageData(grid.w, grid.h);
   const vis = MODEL.visible.map((c) => grid.state[c]);
+  const states = MODEL.state_channels > 1;
   for (let i = 0; i < grid.cells; i++) {
     const o = i * 4;
-    if (vis.length === 3) {
+    if (states) {
+      // A rule's state: the first of its channels on, drawn in that state's colour.
+      let state = 0;
+      while (state < MODEL.state_channels && !grid.state[state][i]) state++;
+      const rgb = STATE_COLOURS[state < MODEL.state_channels ? state + 1 : 0];
+      image.data.set(rgb, o);
+    } else if (vis.length === 3) {
       image.data[o] = vis[0][i] * 255;
       image.data[o + 1] = vis[1][i] * 255;
       image.data[o + 2] = vis[2][i] * 255;

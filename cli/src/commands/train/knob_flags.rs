@@ -2,6 +2,7 @@
 //! ([`KNOBS`]), named by its key, with its help; only the kind of value is checked while
 //! parsing (ranges are the settings check's).
 
+use logicars::model::ca_rule::CaRule;
 use clap::builder::{PossibleValuesParser, TypedValueParser, ValueParser};
 use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
 use logicars::tasks::knobs::{Knob, Override, Target, KNOBS};
@@ -43,6 +44,11 @@ fn value_parser(knob: &'static Knob) -> ValueParser {
         Target::Switch(_) => PossibleValuesParser::new(["true", "false"])
             .try_map(move |text| knob.parse(&text))
             .into(),
+        // The rule's own error says what is wrong with it (a digit, too many states).
+        Target::Rule => ValueParser::new(move |text: &str| {
+            text.parse::<CaRule>().map_err(|e| e.to_string())?;
+            knob.parse(text)
+        }),
         Target::Count(_) | Target::Number(_) => ValueParser::new(move |text: &str| {
             knob.parse(text).map_err(|e| format!("expected {e}"))
         }),
