@@ -44,8 +44,12 @@ pub enum ConfigError {
     MissingRule,
     #[error("a {task} model carries no rule (rules are the rule task's)")]
     UnexpectedRule { task: &'static str },
-    #[error("the rule {rule} keeps its states in channels 0..{channels}, all of them targets")]
-    RuleChannels { rule: String, channels: usize },
+    #[error("a rule of {states} states keeps them in channels 0..{channels}, all of them targets")]
+    RuleChannels { states: usize, channels: usize },
+    #[error("a rule model learns one rule: a named one or a recording's, not both")]
+    TwoRules,
+    #[error("the observed rule's table must have one of '.', a state's digit or letter per neighbourhood (states^9 of them, 2 to 4 states)")]
+    ObservedTable,
     #[error(
         "the grid ({height}x{width}) must have the target's size ({target_height}x{target_width})"
     )]

@@ -276,7 +276,8 @@ fn all_boards(model: &Model, boards: &Grids) -> CheckRow {
     let wrong = |lane: usize| {
         targets.iter().enumerate().any(|(t, &channel)| {
             let got = last.values[lane * c.channels + channel] >= 0.5;
-            got != (target.values[lane * targets.len() + t] >= 0.5)
+            let want = target.values[lane * targets.len() + t];
+            !want.is_nan() && got != (want >= 0.5)
         })
     };
     let cells = boards.cells();

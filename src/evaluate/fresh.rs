@@ -24,6 +24,8 @@
 //!   A task's exact check is one of the two ([`criterion`]): *grows* for the lizard, as the
 //!   paper asks of it; *holds* for the coloured G and the pattern.
 
+use std::borrow::Cow;
+
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -283,6 +285,7 @@ pub fn is_exact(model: &Model) -> bool {
 }
 
 fn check(model: &Model, stop_at_wrong: bool) -> FreshCheck {
+    let model = &with_every_transition(model);
     if let Some(init) = tasks::exhaustive_init(&model.config) {
         return FreshCheck {
             every_input: true,
@@ -373,6 +376,20 @@ pub fn all_boards_right(model: &Model) -> bool {
 
 /// Boards per piece of [`all_boards_right`].
 const BOARDS_AT_ONCE: usize = 4096;
+
+/// The model as the fresh check tries it: a rule learned from a recording is tried on
+/// every neighbourhood the recording showed, its held-out transitions' included (right on
+/// all of them, it gives every held-out frame's next frame).
+fn with_every_transition(model: &Model) -> Cow<'_, Model> {
+    match &model.config.observed {
+        Some(observed) => {
+            let mut model = model.clone();
+            model.config.observed = Some(observed.every_transition());
+            Cow::Owned(model)
+        }
+        None => Cow::Borrowed(model),
+    }
+}
 
 /// The hard circuit's accuracy on `init` at the task's steps (a synchronous task).
 fn accuracy_on(model: &Model, init: &Grids) -> f64 {

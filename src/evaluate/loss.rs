@@ -6,6 +6,8 @@ use crate::automaton::soft::state_index;
 
 /// Soft loss `sum (s - y)^2` over lanes and target channels, summed in lane order in
 /// f64, with its gradient `2 (s - y)` written into `grads` (tile-blocked, zero elsewhere).
+/// A NaN target is not known (a neighbourhood a recording never showed): it adds
+/// nothing and its gradient is 0.
 pub fn soft_loss(
     state: &[f32],
     channels: usize,
@@ -19,7 +21,11 @@ pub fn soft_loss(
     for lane in 0..lanes {
         for (t, &c) in target_channels.iter().enumerate() {
             let i = state_index(channels, c, lane);
-            let diff = state[i] - target.values[lane * target_channels.len() + t];
+            let want = target.values[lane * target_channels.len() + t];
+            if want.is_nan() {
+                continue;
+            }
+            let diff = state[i] - want;
             loss += (diff as f64) * (diff as f64);
             grads[i] = 2.0 * diff;
         }
@@ -30,7 +36,7 @@ pub fn soft_loss(
 /// The gradient `1 - 2y` of the wrong target bits of a binary state, written as the
 /// multilinear `sum s (1 - 2y) + y`, into `grads` (tile-blocked, zero elsewhere): for
 /// each bit alone, the change in wrong bits when it flips, right bits counting as much as
-/// wrong ones (the squared loss's gradient is 0 on a right bit).
+/// wrong ones (the squared loss's gradient is 0 on a right bit). 0 for a NaN target.
 pub fn wrong_bits_gradient(
     channels: usize,
     target_channels: &[usize],
@@ -40,8 +46,12 @@ pub fn wrong_bits_gradient(
     grads.fill(0.0);
     for lane in 0..target.batch * target.cells() {
         for (t, &c) in target_channels.iter().enumerate() {
-            let want = target.values[lane * target_channels.len() + t] >= 0.5;
-            grads[state_index(channels, c, lane)] = if want { -1.0 } else { 1.0 };
+            let want = target.values[lane * target_channels.len() + t];
+            grads[state_index(channels, c, lane)] = match want {
+                _ if want.is_nan() => 0.0,
+                _ if want >= 0.5 => -1.0,
+                _ => 1.0,
+            };
         }
     }
 }
@@ -53,22 +63,26 @@ pub fn hard_errors(rollout: &HardRollout, target_channels: &[usize], target: &Gr
     })
 }
 
-/// Wrong target bits of a state given as `bit(channel, lane)`, and the share right.
+/// Wrong target bits of a state given as `bit(channel, lane)`, and the share right of
+/// the known ones (NaN targets are not known and count for nothing).
 pub fn wrong_bits(
     target_channels: &[usize],
     target: &Grids,
     bit: impl Fn(usize, usize) -> bool,
 ) -> (u64, f64) {
     let lanes = target.batch * target.cells();
-    let mut wrong = 0u64;
+    let (mut wrong, mut known) = (0u64, 0u64);
     for lane in 0..lanes {
         for (t, &c) in target_channels.iter().enumerate() {
-            let want = target.values[lane * target_channels.len() + t] >= 0.5;
-            wrong += (bit(c, lane) != want) as u64;
+            let want = target.values[lane * target_channels.len() + t];
+            if want.is_nan() {
+                continue;
+            }
+            known += 1;
+            wrong += u64::from(bit(c, lane) != (want >= 0.5));
         }
     }
-    let total = (lanes * target_channels.len()) as f64;
-    (wrong, 1.0 - wrong as f64 / total)
+    (wrong, 1.0 - wrong as f64 / known.max(1) as f64)
 }
 
 #[cfg(test)]
@@ -112,5 +126,25 @@ mod tests {
             }
         }
         assert!(grads[state_index(channels, 1, 0)] == 0.0);
+    }
+
+    /// A cell whose target is not known (NaN) adds no loss, gets no gradient and is
+    /// neither right nor wrong; the share right is of the known bits.
+    #[test]
+    fn unknown_targets_count_for_nothing() {
+        let mut target = Grids::zeros(1, 1, 2, 1);
+        target.values = vec![1.0, f32::NAN];
+        let mut state = vec![0.0f32; TILE];
+        state[state_index(1, 0, 0)] = 0.25;
+        state[state_index(1, 0, 1)] = 0.75;
+        let mut grads = vec![f32::NAN; state.len()];
+        let loss = soft_loss(&state, 1, &[0], &target, &mut grads);
+        assert_eq!(loss, 0.5625, "only lane 0: (0.25 - 1)^2");
+        assert_eq!(grads[state_index(1, 0, 0)], -1.5);
+        assert_eq!(grads[state_index(1, 0, 1)], 0.0);
+        wrong_bits_gradient(1, &[0], &target, &mut grads);
+        assert_eq!(grads[state_index(1, 0, 1)], 0.0);
+        assert_eq!(wrong_bits(&[0], &target, |_, _| true), (0, 1.0));
+        assert_eq!(wrong_bits(&[0], &target, |_, _| false), (1, 0.0));
     }
 }

@@ -9,6 +9,7 @@ pub mod checks;
 pub mod fresh;
 pub mod hard;
 pub mod loss;
+pub mod rule_table;
 pub mod soft;
 
 pub use batch::{evaluate, Evaluation, Rollout, SoftLoss};

@@ -8,4 +8,5 @@ pub mod grid_file;
 mod json;
 pub mod model_file;
 pub mod pattern_image;
+pub mod recording_file;
 pub mod run_folder;

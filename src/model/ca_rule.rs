@@ -27,7 +27,11 @@ pub enum CaRule {
     /// when bit `n` of `birth` is set; a live cell survives when bit `n` of `survive` is.
     /// With more than 2 `states`, a live cell that does not survive goes to state 2 and
     /// counts up to `states - 1`, then dies (Generations).
-    Totalistic { birth: u16, survive: u16, states: u8 },
+    Totalistic {
+        birth: u16,
+        survive: u16,
+        states: u8,
+    },
     /// Wireworld: 0 empty, 1 electron head, 2 tail, 3 conductor. A head becomes a tail, a
     /// tail a conductor, and a conductor a head when 1 or 2 of its neighbours are heads.
     Wireworld,
@@ -139,6 +143,44 @@ impl CaRule {
         let mut others = (0..9).filter(|&i| i != 4).map(|i| cells[i]);
         neighbours.fill_with(|| others.next().expect("8 neighbours"));
         self.next(cells[4], neighbours)
+    }
+}
+
+impl CaRule {
+    /// The named rule whose next state is `table[code]` for every neighbourhood `code` of
+    /// `states` states, if one is: Wireworld, or the outer totalistic rule read off the
+    /// table's dead and live centres.
+    pub fn matching(table: &[u8], states: usize) -> Option<CaRule> {
+        if table.len() != states.pow(9) || !(2..=MAX_STATES).contains(&states) {
+            return None;
+        }
+        let (mut birth, mut survive) = (0u16, 0u16);
+        for (code, &next) in table.iter().enumerate() {
+            let cells = digits(code, states);
+            let alive = cells
+                .iter()
+                .enumerate()
+                .filter(|&(i, &s)| i != 4 && s == 1)
+                .count();
+            match (cells[4], next) {
+                (0, 1) => birth |= 1 << alive,
+                (1, 1) => survive |= 1 << alive,
+                _ => {}
+            }
+        }
+        let totalistic = CaRule::Totalistic {
+            birth,
+            survive,
+            states: states as u8,
+        };
+        let candidates = [totalistic, CaRule::Wireworld];
+        candidates.into_iter().find(|rule| {
+            rule.states() == states
+                && table
+                    .iter()
+                    .enumerate()
+                    .all(|(code, &next)| rule.next_of_code(code) == next)
+        })
     }
 }
 
@@ -270,7 +312,9 @@ mod tests {
 
     #[test]
     fn the_spellings_of_life_are_one_rule() {
-        for text in ["B3/S23", "b3/s23", "S23/B3", "23/3", "life", "Conway", "B3/S32"] {
+        for text in [
+            "B3/S23", "b3/s23", "S23/B3", "23/3", "life", "Conway", "B3/S32",
+        ] {
             assert_eq!(rule(text), CaRule::LIFE, "{text}");
         }
         assert_eq!(CaRule::LIFE.to_string(), "B3/S23");
@@ -297,7 +341,15 @@ mod tests {
 
     #[test]
     fn unreadable_rules_are_refused() {
-        for text in ["", "B9/S23", "B3/S23/C1", "B33/S23", "X3/S23", "B3", "B3/S2/C3/4"] {
+        for text in [
+            "",
+            "B9/S23",
+            "B3/S23/C1",
+            "B33/S23",
+            "X3/S23",
+            "B3",
+            "B3/S2/C3/4",
+        ] {
             assert!(
                 matches!(text.parse::<CaRule>(), Err(RuleError::Unreadable(_))),
                 "{text}"
@@ -374,6 +426,25 @@ mod tests {
         // Life: cells 0, 1, 2 alive around a dead centre: born.
         assert_eq!(CaRule::LIFE.next_of_code(0b111), 1);
         assert_eq!(digits(0b1_0000_0111, 2), [1, 1, 1, 0, 0, 0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn a_rules_table_matches_that_rule_and_a_changed_one_none() {
+        for text in [
+            "highlife",
+            "brians-brain",
+            "wireworld",
+            "star-wars",
+            "B0/S8",
+        ] {
+            let r = rule(text);
+            let mut table: Vec<u8> = (0..r.neighbourhoods()).map(|c| r.next_of_code(c)).collect();
+            assert_eq!(CaRule::matching(&table, r.states()), Some(r), "{text}");
+            // One neighbourhood of a dying centre that does not count down: no rule.
+            let code = 2 * 3usize.pow(4);
+            table[code] = if table[code] == 0 { 1 } else { 0 };
+            assert_eq!(CaRule::matching(&table, r.states()), None, "{text} changed");
+        }
     }
 
     #[test]

@@ -225,6 +225,7 @@ mod tests {
             parametrization: Parametrization::Softmax,
             pattern: None,
             rule: None,
+            observed: None,
         };
         assert_eq!(config.update_inputs(), 2 + 2 * 2 * 3);
         let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();

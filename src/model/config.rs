@@ -5,8 +5,9 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
-use crate::model::parametrization::Parametrization;
 use crate::model::ca_rule::CaRule;
+use crate::model::observed_rule::{LearnedRule, ObservedRule};
+use crate::model::parametrization::Parametrization;
 use crate::model::pattern::PatternTarget;
 use crate::model::recipe::Recipe;
 use crate::model::task::TaskKind;
@@ -81,6 +82,9 @@ pub struct ModelConfig {
     /// The rule a `rule` model learns (absent for other tasks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<CaRule>,
+    /// The rule a `rule` model learns from a recording instead (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<ObservedRule>,
 }
 
 impl ModelConfig {
@@ -160,23 +164,39 @@ impl ModelConfig {
         }
     }
 
-    /// A `rule` model carries its rule, its states in the first channels, all of them
-    /// compared with the target; other tasks carry none.
+    /// The rule the model learns: named ([`ModelConfig::ca_rule`]) or observed.
+    pub fn learned_rule(&self) -> Option<LearnedRule<'_>> {
+        match (self.ca_rule(), &self.observed) {
+            (Some(rule), _) => Some(LearnedRule::Named(rule)),
+            (None, Some(observed)) => Some(LearnedRule::Observed(observed)),
+            (None, None) => None,
+        }
+    }
+
+    /// A `rule` model carries one rule, named or observed, its states in the first
+    /// channels, all of them compared with the target; other tasks carry none.
     fn validate_rule(&self) -> Result<(), ConfigError> {
-        let rule = match (self.rule, self.task == TaskKind::Rule) {
-            (None, true) => return Err(ConfigError::MissingRule),
-            (Some(_), false) => {
+        let carried = usize::from(self.rule.is_some()) + usize::from(self.observed.is_some());
+        match (carried, self.task == TaskKind::Rule) {
+            (1, true) | (0, false) => {}
+            (0, true) => return Err(ConfigError::MissingRule),
+            (2, true) => return Err(ConfigError::TwoRules),
+            _ => {
                 return Err(ConfigError::UnexpectedRule {
                     task: self.task.name(),
                 })
             }
-            (None, false) => return Ok(()),
-            (Some(rule), true) => rule,
+        }
+        if self.observed.as_ref().is_some_and(|o| !o.is_valid()) {
+            return Err(ConfigError::ObservedTable);
+        }
+        let Some(rule) = self.learned_rule().filter(|_| self.task == TaskKind::Rule) else {
+            return Ok(());
         };
         let channels: Vec<usize> = (0..rule.channels()).collect();
         if self.channels < channels.len() || self.target_channels != channels {
             return Err(ConfigError::RuleChannels {
-                rule: rule.to_string(),
+                states: rule.states(),
                 channels: channels.len(),
             });
         }

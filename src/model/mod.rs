@@ -6,6 +6,7 @@ pub mod circuit;
 pub mod config;
 pub mod gates;
 pub mod network;
+pub mod observed_rule;
 pub mod parametrization;
 pub mod pattern;
 pub mod recipe;

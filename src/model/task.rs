@@ -93,7 +93,9 @@ impl TaskKind {
                 "asynchronous checkerboard (fire rate 0.6), 14x14, 50 steps"
             }
             TaskKind::Gol => "Game of Life, learned from all 512 3x3 boards",
-            TaskKind::Rule => "any rule (--rule B3/S23, B2/S/C3, wireworld), from its neighbourhoods",
+            TaskKind::Rule => {
+                "any rule (--rule B3/S23, B2/S/C3, wireworld), from its neighbourhoods"
+            }
             TaskKind::Pattern => "grow a target image from one seeded centre cell",
             TaskKind::Lizard => "the paper's lizard, grown from one seeded centre cell",
             TaskKind::ColoredG => "the paper's coloured G, grown in from the border",

@@ -10,9 +10,9 @@ use std::str::FromStr;
 use crate::error::{ConfigError, OverrideError};
 use crate::model::ca_rule::{CaRule, MAX_STATES};
 use crate::model::config::{ModelConfig, TrainSettings};
-use crate::model::task::TaskKind;
 use crate::model::parametrization::Parametrization;
 use crate::model::recipe::RecipeName;
+use crate::model::task::TaskKind;
 use crate::tasks::use_rule;
 
 #[cfg(test)]

@@ -4,22 +4,25 @@
 pub mod knobs;
 pub mod pattern_geometry;
 mod presets;
+pub mod recording;
 pub mod rule_step;
 pub mod target_images;
 mod thumbnail;
 
 pub use knobs::{Knob, KnobValue, Override, KNOBS};
-pub use rule_step::life_generation;
 pub use presets::{
-    check_target_channels, pattern, preset, recipe_for, set_channels, use_rule, use_target,
+    check_target_channels, pattern, preset, recipe_for, set_channels, use_observed, use_rule,
+    use_target,
 };
+pub use rule_step::life_generation;
 
 use rand::{Rng, RngExt};
 
 use crate::automaton::grid::Grids;
 use crate::automaton::masks::FireMasks;
-use crate::model::ca_rule::{digits, CaRule};
+use crate::model::ca_rule::CaRule;
 use crate::model::config::ModelConfig;
+use crate::model::observed_rule::LearnedRule;
 use crate::model::task::TaskKind;
 
 /// Initial states of one training batch.
@@ -30,10 +33,17 @@ pub fn training_init(config: &ModelConfig, batch: usize, rng: &mut impl Rng) -> 
             Grids::random_bits(batch, h, w, c, rng)
         }
         TaskKind::Gol | TaskKind::Rule => {
-            let rule = config.ca_rule().expect("validated: rule tasks carry their rule");
+            let rule = config
+                .learned_rule()
+                .expect("validated: rule tasks carry their rule");
+            // A named rule's boards are their own numbers; a recording's are listed.
+            let listed = matches!(rule, LearnedRule::Observed(_))
+                .then(|| rule.boards(0..rule.board_count()));
+            let known = rule.board_count();
             let mut grids = Grids::zeros(batch, h, w, c);
             for b in 0..batch {
-                let board = rng.random_range(0..rule.neighbourhoods());
+                let board = rng.random_range(0..known);
+                let board = listed.as_ref().map_or(board, |codes| codes[board]);
                 set_board(&mut grids, b, rule, board);
             }
             grids
@@ -44,8 +54,8 @@ pub fn training_init(config: &ModelConfig, batch: usize, rng: &mut impl Rng) -> 
 }
 
 /// Every initial state of the task's grid when there are few enough to try them all:
-/// a rule's `states^9` boards on its 3x3 grid (Game of Life's 512); `None` for other
-/// tasks.
+/// a rule's `states^9` boards on its 3x3 grid (Game of Life's 512; a recording's, those
+/// its training transitions showed); `None` for other tasks.
 pub fn exhaustive_init(config: &ModelConfig) -> Option<Grids> {
     let boards = exhaustive_count(config)?;
     Some(exhaustive_boards(config, 0..boards))
@@ -53,16 +63,26 @@ pub fn exhaustive_init(config: &ModelConfig) -> Option<Grids> {
 
 /// How many boards [`exhaustive_init`] holds, without making them.
 pub fn exhaustive_count(config: &ModelConfig) -> Option<usize> {
-    let rule = config.ca_rule().filter(|_| config.height * config.width == 9)?;
-    Some(rule.neighbourhoods())
+    let rule = config
+        .learned_rule()
+        .filter(|_| config.height * config.width == 9)?;
+    Some(rule.board_count())
 }
 
 /// Boards `boards` of [`exhaustive_init`] (numbers below [`exhaustive_count`]).
 pub fn exhaustive_boards(config: &ModelConfig, boards: std::ops::Range<usize>) -> Grids {
-    let rule = config.ca_rule().expect("a rule task");
+    let rule = config.learned_rule().expect("a rule task");
+    rule_boards(config, rule.boards(boards))
+}
+
+/// The 3x3 boards of neighbourhoods `codes` of a rule model, whether training knows
+/// their next state or not.
+pub fn rule_boards(config: &ModelConfig, codes: impl IntoIterator<Item = usize>) -> Grids {
+    let rule = config.learned_rule().expect("a rule task");
+    let codes: Vec<usize> = codes.into_iter().collect();
     let (h, w, c) = (config.height, config.width, config.channels);
-    let mut grids = Grids::zeros(boards.len(), h, w, c);
-    for (b, board) in boards.enumerate() {
+    let mut grids = Grids::zeros(codes.len(), h, w, c);
+    for (b, &board) in codes.iter().enumerate() {
         set_board(&mut grids, b, rule, board);
     }
     grids
@@ -70,9 +90,9 @@ pub fn exhaustive_boards(config: &ModelConfig, boards: std::ops::Range<usize>) -
 
 /// Writes board number `board` (the digits of `board` in base `rule.states()`, digit `i`
 /// the state of cell `i` in row-major order) into grid `b`'s first 9 cells.
-fn set_board(grids: &mut Grids, b: usize, rule: CaRule, board: usize) {
+fn set_board(grids: &mut Grids, b: usize, rule: LearnedRule<'_>, board: usize) {
     let w = grids.width;
-    let cells = digits(board, rule.states());
+    let cells = rule.cells(board);
     for (cell, &state) in cells.iter().enumerate().take(grids.height * w) {
         for channel in 0..rule.channels() {
             let on = CaRule::channel_on(state, channel);
@@ -98,7 +118,7 @@ pub fn eval_init(
         TaskKind::ColoredG => Grids::zeros(batch, height, width, channels),
         _ => {
             let mut grids = Grids::random_bits(batch, height, width, channels, rng);
-            if let Some(rule) = config.ca_rule().filter(|r| r.states() > 2) {
+            if let Some(rule) = config.learned_rule().filter(|r| r.states() > 2) {
                 one_state_per_cell(&mut grids, rule.channels());
             }
             grids
@@ -169,7 +189,9 @@ pub fn target(config: &ModelConfig, init: &Grids, steps: usize) -> Grids {
             pattern_target(config, &mut out);
         }
         TaskKind::Gol | TaskKind::Rule => {
-            let rule = config.ca_rule().expect("validated: rule tasks carry their rule");
+            let rule = config
+                .learned_rule()
+                .expect("validated: rule tasks carry their rule");
             let mut board = init.clone();
             for _ in 0..steps {
                 board = rule_step::generation(&board, rule, config.periodic);

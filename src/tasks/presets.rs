@@ -3,6 +3,7 @@
 use crate::error::ConfigError;
 use crate::model::ca_rule::CaRule;
 use crate::model::config::{ModelConfig, TrainSettings, MAX_CHANNELS};
+use crate::model::observed_rule::ObservedRule;
 use crate::model::parametrization::Parametrization;
 use crate::model::pattern::PatternTarget;
 use crate::model::recipe::{Recipe, RecipeName};
@@ -179,18 +180,30 @@ fn rule_preset((config, settings): (ModelConfig, TrainSettings)) -> (ModelConfig
 /// targets, and the Game of Life's update layers that many times as wide (each layer
 /// of a rule of `k` channels has `k` times the gates of Life's).
 pub fn use_rule(config: &mut ModelConfig, rule: CaRule) -> Result<(), ConfigError> {
+    set_rule_channels(config, rule.channels())?;
+    (config.rule, config.observed) = (Some(rule), None);
+    Ok(())
+}
+
+/// [`use_rule`] for a rule a recording showed.
+pub fn use_observed(config: &mut ModelConfig, observed: ObservedRule) -> Result<(), ConfigError> {
+    set_rule_channels(config, observed.states as usize - 1)?;
+    (config.rule, config.observed) = (None, Some(observed));
+    Ok(())
+}
+
+fn set_rule_channels(config: &mut ModelConfig, new: usize) -> Result<(), ConfigError> {
     if config.task != TaskKind::Rule {
         return Err(ConfigError::UnexpectedRule {
             task: config.task.name(),
         });
     }
-    let (old, new) = (config.ca_rule().map_or(1, CaRule::channels), rule.channels());
+    let old = config.learned_rule().map_or(1, |rule| rule.channels());
     for width in &mut config.update_layers {
         *width = *width / old * new;
     }
     config.channels = new;
     config.target_channels = (0..new).collect();
-    config.rule = Some(rule);
     Ok(())
 }
 
@@ -253,6 +266,7 @@ fn checkerboard(
         parametrization: Parametrization::Softmax,
         pattern: None,
         rule: None,
+        observed: None,
     }
 }
 
@@ -278,6 +292,7 @@ pub fn pattern(
         parametrization: Parametrization::Softmax,
         pattern: Some(target),
         rule: None,
+        observed: None,
     }
 }
 
@@ -318,6 +333,7 @@ fn gol(kernels: usize, update: Vec<usize>) -> ModelConfig {
         parametrization: Parametrization::Softmax,
         pattern: None,
         rule: None,
+        observed: None,
     }
 }
 

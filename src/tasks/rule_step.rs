@@ -3,10 +3,13 @@
 
 use crate::automaton::grid::Grids;
 use crate::model::ca_rule::CaRule;
+use crate::model::observed_rule::LearnedRule;
 
 /// One generation of `rule` on the first `rule.channels()` channels (a state per cell as
-/// [`CaRule`] encodes it; values >= 0.5 are on); other channels are kept.
-pub fn generation(grids: &Grids, rule: CaRule, periodic: bool) -> Grids {
+/// [`CaRule`] encodes it; values >= 0.5 are on); other channels are kept. A cell whose
+/// neighbourhood the rule does not know (a recording never showed it) gets NaN in every
+/// state channel: a target no loss or count takes into account.
+pub fn generation(grids: &Grids, rule: LearnedRule<'_>, periodic: bool) -> Grids {
     let (h, w) = (grids.height as isize, grids.width as isize);
     let channels = rule.channels();
     let mut next = grids.clone();
@@ -24,16 +27,15 @@ pub fn generation(grids: &Grids, rule: CaRule, periodic: bool) -> Grids {
     for b in 0..grids.batch {
         for r in 0..h {
             for c in 0..w {
-                let mut neighbours = [0; 8];
-                let mut around = (-1..=1)
-                    .flat_map(|dr| (-1..=1).map(move |dc| (dr, dc)))
-                    .filter(|&d| d != (0, 0))
-                    .map(|(dr, dc)| state(b, r + dr, c + dc));
-                neighbours.fill_with(|| around.next().expect("8 neighbours"));
-                let new = rule.next(state(b, r, c), neighbours);
+                let mut cells = [0; 9];
+                for (i, cell) in cells.iter_mut().enumerate() {
+                    *cell = state(b, r + i as isize / 3 - 1, c + i as isize % 3 - 1);
+                }
+                let new = rule.next_of_code(rule.code_of(cells));
                 for ch in 0..channels {
-                    let on = CaRule::channel_on(new, ch);
-                    next.set(b, r as usize, c as usize, ch, f32::from(u8::from(on)));
+                    let value =
+                        new.map_or(f32::NAN, |s| f32::from(u8::from(CaRule::channel_on(s, ch))));
+                    next.set(b, r as usize, c as usize, ch, value);
                 }
             }
         }
@@ -43,5 +45,5 @@ pub fn generation(grids: &Grids, rule: CaRule, periodic: bool) -> Grids {
 
 /// One Game of Life generation of channel 0.
 pub fn life_generation(grids: &Grids, periodic: bool) -> Grids {
-    generation(grids, CaRule::LIFE, periodic)
+    generation(grids, LearnedRule::Named(CaRule::LIFE), periodic)
 }

@@ -10,8 +10,8 @@
 use serde_json::json;
 
 use crate::automaton::grid::Grids;
-use crate::model::gates::OPS;
 use crate::model::config::ModelConfig;
+use crate::model::gates::OPS;
 use crate::model::network::Model;
 use crate::model::task::TaskKind;
 use crate::views::netlist::{Netlist, Signal};
@@ -55,7 +55,7 @@ fn start_kind(config: &ModelConfig) -> &'static str {
     match config.task {
         TaskKind::Pattern | TaskKind::Lizard => "seeded-centre",
         TaskKind::ColoredG => "zeros",
-        _ if config.ca_rule().is_some_and(|r| r.states() > 2) => "random-states",
+        _ if config.learned_rule().is_some_and(|r| r.states() > 2) => "random-states",
         _ => "random-bits",
     }
 }
@@ -108,7 +108,7 @@ fn page_data(model: &Model) -> serde_json::Value {
         "periodic": config.periodic,
         "fireRate": config.fire_rate,
         "start": start_kind(config),
-        "state_channels": config.ca_rule().map_or(0, |r| r.channels()),
+        "state_channels": config.learned_rule().map_or(0, |r| r.channels()),
         "visible": visible_channels(model),
         "live": net.live_channels(&config.target_channels),
         "truth": truth,

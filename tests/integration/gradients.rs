@@ -30,6 +30,7 @@ fn tiny_config(steps: usize, fire_rate: Option<f32>, periodic: bool) -> ModelCon
         parametrization: Parametrization::Softmax,
         pattern: None,
         rule: None,
+        observed: None,
     }
 }
 

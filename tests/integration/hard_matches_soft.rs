@@ -33,6 +33,7 @@ fn config(periodic: bool, fire_rate: Option<f32>) -> ModelConfig {
         parametrization: Parametrization::Softmax,
         pattern: None,
         rule: None,
+        observed: None,
     }
 }
 

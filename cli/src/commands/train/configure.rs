@@ -5,12 +5,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use logicars::io::checkpoint_file::{self, RunOutputs};
-use logicars::io::pattern_image;
+use logicars::io::{pattern_image, recording_file};
 use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::task::TaskKind;
 use logicars::tasks::pattern_geometry;
+use logicars::tasks::recording;
 use logicars::tasks::target_images::image_spec;
-use logicars::tasks::{check_target_channels, preset, set_channels, use_target};
+use logicars::tasks::{check_target_channels, preset, set_channels, use_observed, use_target};
 use logicars::train::memory::{training_run_bytes, RolloutSize};
 
 use super::TrainArgs;
@@ -49,6 +50,21 @@ fn apply_pattern_flags(args: &TrainArgs, config: &mut ModelConfig) -> Result<()>
     Ok(check_target_channels(config)?)
 }
 
+/// `--frames`: the rule task learns what the recording shows, said in one line.
+fn apply_frames(args: &TrainArgs, config: &mut ModelConfig) -> Result<()> {
+    let Some(path) = &args.frames else {
+        return Ok(());
+    };
+    if config.task != TaskKind::Rule {
+        bail!("--frames is for the rule task (logicars train rule --frames RECORDING.npy)");
+    }
+    let observation = recording::observe(&recording_file::load(path)?)
+        .with_context(|| format!("the recording {}", path.display()))?;
+    eprintln!("recording {}: {observation}", path.display());
+    use_observed(config, observation.rule)?;
+    Ok(())
+}
+
 /// The preset with the flags applied, checked.
 pub(super) fn configure(args: &TrainArgs) -> Result<(ModelConfig, TrainSettings)> {
     let Some(task) = args.task else {
@@ -63,6 +79,7 @@ pub(super) fn configure(args: &TrainArgs) -> Result<(ModelConfig, TrainSettings)
         config.update_layers.clone_from(&widths.0);
     }
     apply_pattern_flags(args, &mut config)?;
+    apply_frames(args, &mut config)?;
     if let Some(geometry) = pattern_geometry::fit(&mut config, &mut settings, &args.knobs.0)? {
         eprintln!("{geometry}");
     }

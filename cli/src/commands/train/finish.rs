@@ -1,6 +1,9 @@
 //! How a session ends: finished (the model, its pictures, no checkpoint left), stopped by
 //! a signal (checkpoint and model, and how to resume), or diverged (the last good model).
 
+use std::borrow::Cow;
+
+use logicars::evaluate::rule_table::matched_rule;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -103,6 +106,11 @@ impl Run<'_> {
     ) -> Result<()> {
         let best = &self.attempts[best_attempt(self.attempts).expect("an attempt")];
         let settings = self.settings.for_attempt(best.attempt);
+        let (model, rule_line) = match best.exact {
+            true => with_matched_rule(model),
+            false => (Cow::Borrowed(model), None),
+        };
+        let model = model.as_ref();
         save_model_and_artefacts(model, &settings, (&best.history, best.chosen), self.outputs)?;
         remove_checkpoint(self.outputs)?;
         RunRecord::mark_ended(super::folder::folder_of(self.outputs), best.exact)?;
@@ -134,8 +142,38 @@ impl Run<'_> {
         }
         print_attempts(self.attempts, best, self.settings);
         print_fresh_check(&check.unwrap_or_else(|| fresh_check(model)));
+        if let Some(line) = rule_line {
+            println!("rule:         {line}");
+        }
         Ok(())
     }
+}
+
+/// An exact model of a recording's rule, with the named rule its circuit is on every
+/// neighbourhood written into it (when there is one), and a line that says so.
+fn with_matched_rule(model: &Model) -> (Cow<'_, Model>, Option<String>) {
+    let Some(observed) = &model.config.observed else {
+        return (Cow::Borrowed(model), None);
+    };
+    let all = observed.table.len();
+    let unseen = match observed.never_seen() {
+        0 => String::new(),
+        n => format!(", the {n} the recording never showed included"),
+    };
+    let Some(rule) = matched_rule(model) else {
+        let line = format!(
+            "the circuit is no Life-like, Generations or Wireworld rule on all {all} \
+             neighbourhoods (on the {} never seen, its answers are its own guess)",
+            observed.never_seen()
+        );
+        return (Cow::Borrowed(model), Some(line));
+    };
+    let mut named = model.clone();
+    if let Some(observed) = &mut named.config.observed {
+        observed.matches = Some(rule);
+    }
+    let line = format!("the circuit is {rule} on all {all} neighbourhoods{unseen} (saved in the model)");
+    (Cow::Owned(named), Some(line))
 }
 
 /// Which attempt the run keeps and how to train it alone, when it may make several.

@@ -2,9 +2,9 @@
 //! ([`KNOBS`]), named by its key, with its help; only the kind of value is checked while
 //! parsing (ranges are the settings check's).
 
-use logicars::model::ca_rule::CaRule;
 use clap::builder::{PossibleValuesParser, TypedValueParser, ValueParser};
 use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
+use logicars::model::ca_rule::CaRule;
 use logicars::tasks::knobs::{Knob, Override, Target, KNOBS};
 
 use crate::support::value_parsers::{parametrization_parser, recipe_parser};

@@ -25,7 +25,7 @@ pub use stop::Interrupted;
 
 /// Every flag that sets up a run besides the knobs, which `--resume` takes from the
 /// checkpoint instead.
-const RUN_FLAGS: [&str; 17] = [
+const RUN_FLAGS: [&str; 18] = [
     "task",
     "overwrite",
     "keep",
@@ -40,6 +40,7 @@ const RUN_FLAGS: [&str; 17] = [
     "target",
     "rgb",
     "channels",
+    "frames",
     "update_layers",
     "init_params",
     "batches",
@@ -119,6 +120,11 @@ pub struct TrainArgs {
     /// pattern: grow the image's colours (the colour classes of colored-g in channels 0..2).
     #[arg(long)]
     pub rgb: bool,
+    /// rule: learn the rule of these recorded frames (a NumPy .npy of shape (T, H, W),
+    /// uint8 states 0, 1, 2...) instead of a named --rule; the last fifth of the
+    /// transitions is held out for the fresh check.
+    #[arg(long, value_name = "RECORDING.npy", conflicts_with = "rule")]
+    pub frames: Option<PathBuf>,
     /// pattern, lizard, colored-g: bits per cell [default: the preset's].
     #[arg(long)]
     pub channels: Option<usize>,

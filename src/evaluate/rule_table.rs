@@ -1,0 +1,54 @@
+//! What a trained rule circuit does on every neighbourhood, and the named rule it is, if
+//! any: for a rule learned from a recording, the answer on the neighbourhoods the
+//! recording never showed is the circuit's own guess, and it may still be a known rule.
+
+use crate::automaton::frames::hard_last_frame;
+use crate::model::ca_rule::CaRule;
+use crate::model::network::Model;
+use crate::tasks;
+
+/// The next state the hard circuit gives the centre of every neighbourhood (by number),
+/// for a rule model; `None` for other tasks.
+pub fn circuit_table(model: &Model) -> Option<Vec<u8>> {
+    let config = &model.config;
+    let rule = config
+        .learned_rule()
+        .filter(|_| config.height * config.width == 9)?;
+    let codes = rule.states().pow(9);
+    let boards = tasks::rule_boards(config, 0..codes);
+    let last = hard_last_frame(model, &boards, 1, None, None, |_| {});
+    let centre = 4;
+    let table = (0..codes)
+        .map(|b| {
+            let on = (0..rule.channels()).map(|c| last.get(b, centre / 3, centre % 3, c) >= 0.5);
+            CaRule::state_of(on)
+        })
+        .collect();
+    Some(table)
+}
+
+/// The named rule the model's circuit is on every neighbourhood, if one is.
+pub fn matched_rule(model: &Model) -> Option<CaRule> {
+    let states = model.config.learned_rule()?.states();
+    CaRule::matching(&circuit_table(model)?, states)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::task::TaskKind;
+    use crate::tasks::preset;
+    use crate::train::fresh_model;
+
+    #[test]
+    fn a_fresh_circuit_is_read_on_every_neighbourhood() {
+        let (config, settings) = preset(TaskKind::Rule, true);
+        let model = fresh_model(config, &settings).unwrap();
+        let table = circuit_table(&model).unwrap();
+        assert_eq!(table.len(), 512);
+        // Whatever the circuit is, the table read back is its rule when one matches.
+        if let Some(rule) = matched_rule(&model) {
+            assert!((0..512).all(|c| rule.next_of_code(c) == table[c]));
+        }
+    }
+}
