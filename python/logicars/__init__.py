@@ -120,6 +120,16 @@ def _bits(array: Any, what: str) -> np.ndarray:
     return np.ascontiguousarray(values, dtype=np.uint8)
 
 
+def _states(array: Any) -> np.ndarray:
+    """Recorded frames as uint8 states; negative or fractional values refused."""
+    values = np.asarray(array)
+    if values.dtype != np.uint8:
+        if values.dtype != np.bool_ and not np.all((values >= 0) & (values <= 255) & (values == np.round(values))):
+            raise ValueError("frames must hold states 0, 1, 2... (whole numbers from 0)")
+        values = values.astype(np.uint8)
+    return np.ascontiguousarray(values)
+
+
 class _Bar:
     """A progress bar (tqdm's, which draws in Jupyter and in a terminal) or a callback."""
 
@@ -420,6 +430,7 @@ def train(
     target: Any | None = None,
     channels: int | None = None,
     update_layers: Sequence[int] | None = None,
+    frames: Any | None = None,
     progress: Progress = True,
     **knobs: Any,
 ) -> Run:
@@ -436,6 +447,11 @@ def train(
     0s and 1s: ``(H, W)`` for one channel, ``(H, W, 3)`` for RGB (pattern, colored-g);
     ``channels`` sets a growing task's bits per cell, ``update_layers`` the gates of each
     update layer (the last one per channel).
+
+    The ``rule`` task learns a cellular automaton's rule: ``rule="B36/S23"`` (or
+    ``"B2/S/C3"``, ``"wireworld"``, a name such as ``"highlife"``), or the rule of recorded
+    ``frames``, an array ``(T, H, W)`` of states 0, 1, 2... (the last fifth of the
+    transitions held out for the fresh check).
 
     ``progress``: True draws a bar (in Jupyter or a terminal), False draws nothing, a
     callable is called with each :class:`Epoch` and stops the run by returning False
@@ -454,6 +470,7 @@ def train(
         bits,
         channels,
         None if update_layers is None else list(update_layers),
+        None if frames is None else _states(frames),
     )
     bar = _Bar(progress, "epoch")
     if geometry is not None and progress is True:

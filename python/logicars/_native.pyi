@@ -21,6 +21,7 @@ def start_training(
     target: Bits | None = None,
     channels: int | None = None,
     update_layers: Sequence[int] | None = None,
+    frames: npt.NDArray[np.uint8] | None = None,
 ) -> tuple[Job, str | None]: ...
 def start_sweep(
     task: str,

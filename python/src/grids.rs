@@ -2,6 +2,7 @@
 
 use logicars::automaton::grid::Grids;
 use logicars::model::pattern::PatternTarget;
+use logicars::tasks::recording::Recording;
 use numpy::PyReadonlyArrayDyn;
 use pyo3::prelude::*;
 
@@ -17,6 +18,20 @@ fn bits(array: &PyReadonlyArrayDyn<'_, u8>, what: &str) -> PyResult<(Vec<usize>,
         )));
     }
     Ok((view.shape().to_vec(), bits))
+}
+
+/// Recorded frames `(T, H, W)` of states 0, 1, 2..., checked as `train --frames` checks
+/// a file's.
+pub fn recording(array: &PyReadonlyArrayDyn<'_, u8>) -> PyResult<Recording> {
+    let view = array.as_array();
+    let [frames, height, width] = view.shape()[..] else {
+        return Err(bad_value(format!(
+            "frames must have shape (frames, height, width), got {:?}",
+            view.shape()
+        )));
+    };
+    let states = view.iter().copied().collect();
+    Recording::new(frames, height, width, states).map_err(bad_value)
 }
 
 /// One grid `(H, W, C)` of bits, for a model of `channels` channels.

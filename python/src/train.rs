@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::tasks::{
-    self, check_target_channels, pattern_geometry, preset, set_channels, use_target,
+    self, check_target_channels, pattern_geometry, preset, recording, set_channels, use_observed,
+    use_target,
 };
 use logicars::train::attempts::{run_attempts, AttemptsRun};
 use logicars::train::memory::{training_run_bytes, MemoryLimit, RolloutSize};
@@ -32,15 +33,29 @@ pub struct TrainDone {
 /// line), if it grows one from the centre.
 type Configured = (ModelConfig, TrainSettings, Option<String>);
 
+/// What shapes a model besides the knobs: a growing task's target image and channels, a
+/// rule task's recorded frames, the update layers.
+struct Shape<'py> {
+    target: Option<PyReadonlyArrayDyn<'py, u8>>,
+    frames: Option<PyReadonlyArrayDyn<'py, u8>>,
+    channels: Option<usize>,
+    update_layers: Option<Vec<usize>>,
+}
+
 /// The preset of `task` with the caller's changes, checked.
 fn configure(
     task: &str,
     small: bool,
     seed: Option<u64>,
     knobs: &[(String, String)],
-    target: Option<PyReadonlyArrayDyn<'_, u8>>,
-    (channels, update_layers): (Option<usize>, Option<Vec<usize>>),
+    shape: Shape<'_>,
 ) -> PyResult<Configured> {
+    let Shape {
+        target,
+        frames,
+        channels,
+        update_layers,
+    } = shape;
     let task = task_named(task)?;
     let (mut config, mut settings) = preset(task, small);
     settings.seed = seed.unwrap_or(settings.seed);
@@ -53,6 +68,10 @@ fn configure(
     }
     if let Some(target) = target {
         use_target(&mut config, grids::target(&target)?).map_err(bad_value)?;
+    }
+    if let Some(frames) = frames {
+        let observed = recording::observe(&grids::recording(&frames)?).map_err(bad_value)?;
+        use_observed(&mut config, observed.rule).map_err(bad_value)?;
     }
     if let Some(channels) = channels {
         if !task.grows_image() {
@@ -86,7 +105,7 @@ fn configure(
 /// Checks the run and starts it on its own thread; every epoch is reported, and a stop
 /// asked for ends it after the epoch it is in (the best model so far kept).
 #[pyfunction]
-#[pyo3(signature = (task, seed=None, threads=None, small=false, knobs=Vec::new(), full=false, target=None, channels=None, update_layers=None))]
+#[pyo3(signature = (task, seed=None, threads=None, small=false, knobs=Vec::new(), full=false, target=None, channels=None, update_layers=None, frames=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn start_training(
     task: &str,
@@ -98,9 +117,15 @@ pub fn start_training(
     target: Option<PyReadonlyArrayDyn<'_, u8>>,
     channels: Option<usize>,
     update_layers: Option<Vec<usize>>,
+    frames: Option<PyReadonlyArrayDyn<'_, u8>>,
 ) -> PyResult<(Job, Option<String>)> {
-    let shape = (channels, update_layers);
-    let (config, settings, geometry) = configure(task, small, seed, &knobs, target, shape)?;
+    let shape = Shape {
+        target,
+        frames,
+        channels,
+        update_layers,
+    };
+    let (config, settings, geometry) = configure(task, small, seed, &knobs, shape)?;
     let pool = thread_pool(threads)?;
     let job = Job::spawn(pool, move |reporter| {
         let start = Instant::now();

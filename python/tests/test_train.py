@@ -154,3 +154,43 @@ def test_training_leaves_the_interpreter_free():
     counter.join()
     # A thread held off by the GIL would count a few thousand at most.
     assert counted[0] > 100_000 * seconds, (counted, seconds)
+
+
+def _highlife(side: int, frames: int) -> np.ndarray:
+    """``frames`` frames of HighLife (B36/S23) on a torus, from a seeded soup."""
+    grid = (np.random.default_rng(4).random((side, side)) < 0.45).astype(np.uint8)
+    out = []
+    for _ in range(frames):
+        out.append(grid)
+        n = sum(
+            np.roll(np.roll(grid, dr, 0), dc, 1)
+            for dr in (-1, 0, 1)
+            for dc in (-1, 0, 1)
+            if (dr, dc) != (0, 0)
+        )
+        grid = np.where(grid == 1, np.isin(n, (2, 3)), np.isin(n, (3, 6))).astype(np.uint8)
+    return np.array(out)
+
+
+def test_a_named_rule_and_a_recordings_rule_train_as_the_command_does(tmp_path, cli):
+    run = logicars.train("rule", rule="highlife", progress=False)
+    assert run.exact
+    frames = _highlife(24, 60)
+    np.save(tmp_path / "rec.npy", frames)
+    run_cli(cli, "train", "rule", "--frames", str(tmp_path / "rec.npy"),
+            "--save", str(tmp_path / "cli.json"), "--no-artefacts")
+    run = logicars.train("rule", frames=frames, progress=False)
+    run.model.save(tmp_path / "py.json")
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+    assert '"matches":"B36/S23"' in (tmp_path / "py.json").read_text()
+
+
+def test_recordings_that_cannot_be_learned_from_are_refused():
+    with pytest.raises(ValueError, match="shape"):
+        logicars.train("rule", frames=np.ones((4, 16), np.uint8), progress=False)
+    with pytest.raises(ValueError, match="at most 4 states"):
+        logicars.train("rule", frames=np.full((4, 8, 8), 5, np.uint8), progress=False)
+    with pytest.raises(ValueError, match="whole numbers"):
+        logicars.train("rule", frames=np.full((4, 8, 8), 0.5), progress=False)
+    with pytest.raises(ValueError, match="cannot read the rule"):
+        logicars.train("rule", rule="B9/S23", progress=False)

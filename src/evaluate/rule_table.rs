@@ -33,6 +33,18 @@ pub fn matched_rule(model: &Model) -> Option<CaRule> {
     CaRule::matching(&circuit_table(model)?, states)
 }
 
+/// An exact model of a recording's rule with the named rule its circuit is written into
+/// it (`config.observed.matches`), when there is one; `None` for any other model.
+pub fn named_rule(model: &Model) -> Option<Model> {
+    model.config.observed.as_ref()?;
+    let rule = matched_rule(model)?;
+    let mut named = model.clone();
+    if let Some(observed) = &mut named.config.observed {
+        observed.matches = Some(rule);
+    }
+    Some(named)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

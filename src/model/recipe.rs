@@ -233,12 +233,13 @@ fn curriculum_side(task: TaskKind, height: usize, width: usize) -> usize {
 /// checkerboard, 0.65 for the coloured G and 0.2 for the lizard. A larger budget costs nothing to a run whose
 /// early attempt is exact; it only bounds the time of the rare run that finds none. The
 /// pattern's attempts (a few minutes each at 16x16, most of an hour at 32x32) are bounded
-/// by that time, not by a measured rate.
+/// by that time, not by a measured rate. A rule's attempts are seconds each and its rate
+/// 0.4 to 1 on the Life-like rules measured (`docs/recipes.md`, "Any rule").
 fn attempts_for(task: TaskKind) -> usize {
     match task {
         TaskKind::Checkerboard => 3,
         TaskKind::Gol => 2,
-        TaskKind::Rule => 3,
+        TaskKind::Rule => 6,
         TaskKind::CheckerboardAsync => 8,
         TaskKind::ColoredG => 5,
         TaskKind::Lizard => 12,

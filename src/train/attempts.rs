@@ -8,6 +8,7 @@
 //! `k` trains from [`attempt_seed`]`(seed, k)` and depends on nothing else, so the result
 //! is the same however attempts are scheduled.
 
+use crate::evaluate::rule_table::named_rule;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -294,9 +295,15 @@ pub fn run_attempts(
             }
         }
     }
+    let kept = kept.expect("a run makes at least one attempt");
+    let exact = best_attempt(&records).is_some_and(|i| records[i].exact);
+    let kept = match exact {
+        true => named_rule(&kept).unwrap_or(kept),
+        false => kept,
+    };
     Ok(AttemptsRun {
         records,
-        kept: kept.expect("a run makes at least one attempt"),
+        kept,
         error,
         stopped,
         search_s,

@@ -626,7 +626,7 @@ fn presets_are_listed_as_a_table_and_as_json() {
         table.contains("converge: hard gates 0.7, 8 steps first 30%, hold 15 steps"),
         "{table}"
     );
-    assert_eq!(json.as_array().unwrap().len(), 12);
+    assert_eq!(json.as_array().unwrap().len(), 14);
     // `train --help` shows the same table.
     let out = logicars().args(["train", "--help"]).assert().success();
     let help = String::from_utf8(out.get_output().stdout.clone()).unwrap();

@@ -14,6 +14,7 @@ mod pattern_geometry;
 mod refused;
 mod replay;
 mod resume;
+mod rules;
 mod run_folder;
 mod shards;
 mod slurm;

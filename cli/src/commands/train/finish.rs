@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use logicars::evaluate::rule_table::matched_rule;
+use logicars::evaluate::rule_table::named_rule;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -156,24 +156,27 @@ fn with_matched_rule(model: &Model) -> (Cow<'_, Model>, Option<String>) {
         return (Cow::Borrowed(model), None);
     };
     let all = observed.table.len();
-    let unseen = match observed.never_seen() {
-        0 => String::new(),
-        n => format!(", the {n} the recording never showed included"),
-    };
-    let Some(rule) = matched_rule(model) else {
-        let line = format!(
+    let never = observed.never_seen();
+    let named = named_rule(model);
+    let line = match named
+        .as_ref()
+        .and_then(|m| m.config.observed.as_ref()?.matches)
+    {
+        Some(rule) => {
+            let unseen = match never {
+                0 => String::new(),
+                n => format!(", the {n} the recording never showed included"),
+            };
+            format!(
+                "the circuit is {rule} on all {all} neighbourhoods{unseen} (saved in the model)"
+            )
+        }
+        None => format!(
             "the circuit is no Life-like, Generations or Wireworld rule on all {all} \
-             neighbourhoods (on the {} never seen, its answers are its own guess)",
-            observed.never_seen()
-        );
-        return (Cow::Borrowed(model), Some(line));
+             neighbourhoods (on the {never} never seen, its answers are its own guess)"
+        ),
     };
-    let mut named = model.clone();
-    if let Some(observed) = &mut named.config.observed {
-        observed.matches = Some(rule);
-    }
-    let line = format!("the circuit is {rule} on all {all} neighbourhoods{unseen} (saved in the model)");
-    (Cow::Owned(named), Some(line))
+    (named.map_or(Cow::Borrowed(model), Cow::Owned), Some(line))
 }
 
 /// Which attempt the run keeps and how to train it alone, when it may make several.

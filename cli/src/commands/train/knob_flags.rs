@@ -46,7 +46,9 @@ fn value_parser(knob: &'static Knob) -> ValueParser {
             .into(),
         // The rule's own error says what is wrong with it (a digit, too many states).
         Target::Rule => ValueParser::new(move |text: &str| {
-            text.parse::<CaRule>().map_err(|e| e.to_string())?;
+            if text != "none" {
+                text.parse::<CaRule>().map_err(|e| e.to_string())?;
+            }
             knob.parse(text)
         }),
         Target::Count(_) | Target::Number(_) => ValueParser::new(move |text: &str| {
