@@ -124,7 +124,8 @@ def _states(array: Any) -> np.ndarray:
     """Recorded frames as uint8 states; negative or fractional values refused."""
     values = np.asarray(array)
     if values.dtype != np.uint8:
-        if values.dtype != np.bool_ and not np.all((values >= 0) & (values <= 255) & (values == np.round(values))):
+        whole = (values >= 0) & (values <= 255) & (values == np.round(values))
+        if values.dtype != np.bool_ and not np.all(whole):
             raise ValueError("frames must hold states 0, 1, 2... (whole numbers from 0)")
         values = values.astype(np.uint8)
     return np.ascontiguousarray(values)

@@ -177,8 +177,16 @@ def test_a_named_rule_and_a_recordings_rule_train_as_the_command_does(tmp_path, 
     assert run.exact
     frames = _highlife(24, 60)
     np.save(tmp_path / "rec.npy", frames)
-    run_cli(cli, "train", "rule", "--frames", str(tmp_path / "rec.npy"),
-            "--save", str(tmp_path / "cli.json"), "--no-artefacts")
+    run_cli(
+        cli,
+        "train",
+        "rule",
+        "--frames",
+        str(tmp_path / "rec.npy"),
+        "--save",
+        str(tmp_path / "cli.json"),
+        "--no-artefacts",
+    )
     run = logicars.train("rule", frames=frames, progress=False)
     run.model.save(tmp_path / "py.json")
     assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
@@ -192,5 +200,5 @@ def test_recordings_that_cannot_be_learned_from_are_refused():
         logicars.train("rule", frames=np.full((4, 8, 8), 5, np.uint8), progress=False)
     with pytest.raises(ValueError, match="whole numbers"):
         logicars.train("rule", frames=np.full((4, 8, 8), 0.5), progress=False)
-    with pytest.raises(ValueError, match="cannot read the rule"):
+    with pytest.raises(ValueError, match="expected a rule such as B3/S23"):
         logicars.train("rule", rule="B9/S23", progress=False)

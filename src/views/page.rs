@@ -99,7 +99,7 @@ fn page_data(model: &Model) -> serde_json::Value {
         })
         .collect();
     json!({
-        "task": config.task.name(),
+        "task": task_label(config),
         "channels": config.channels,
         "height": config.height,
         "width": config.width,
@@ -117,6 +117,19 @@ fn page_data(model: &Model) -> serde_json::Value {
     })
 }
 
+/// What the page calls the model: its task, and a rule model's rule (a recording's, with
+/// the named rule its circuit is when it is one).
+fn task_label(config: &ModelConfig) -> String {
+    match (config.rule, &config.observed) {
+        (Some(rule), _) if config.task == TaskKind::Rule => format!("rule {rule}"),
+        (_, Some(observed)) => match observed.matches {
+            Some(rule) => format!("rule of a recording ({rule})"),
+            None => "rule of a recording".into(),
+        },
+        _ => config.task.name().into(),
+    }
+}
+
 /// The page of `model`, whole: open it from disk or serve it from anywhere.
 pub fn html(model: &Model) -> String {
     let data = serde_json::to_string(&page_data(model)).expect("the page's data serializes");
@@ -124,7 +137,7 @@ pub fn html(model: &Model) -> String {
     let data = data.replace("</", "<\\/");
     let title = format!(
         "logicars: {} ({}x{}, {} steps)",
-        model.config.task.name(),
+        task_label(&model.config),
         model.config.height,
         model.config.width,
         model.config.steps
