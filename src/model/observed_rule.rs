@@ -136,6 +136,20 @@ impl LearnedRule<'_> {
         }
     }
 
+    /// The next state of neighbourhood `cells` (row-major, centre at 4) as training
+    /// knows it ([`LearnedRule::next_of_code`]).
+    pub fn next(self, cells: [u8; 9]) -> Option<u8> {
+        match self {
+            LearnedRule::Named(rule) => {
+                let mut neighbours = [0; 8];
+                neighbours[..4].copy_from_slice(&cells[..4]);
+                neighbours[4..].copy_from_slice(&cells[5..]);
+                Some(rule.next(cells[4], neighbours))
+            }
+            LearnedRule::Observed(_) => self.next_of_code(self.code_of(cells)),
+        }
+    }
+
     /// The number of neighbourhood `cells` (row-major, centre at 4).
     pub fn code_of(self, cells: [u8; 9]) -> usize {
         let states = self.states();
@@ -205,6 +219,7 @@ mod tests {
         let rule = LearnedRule::Named("brians-brain".parse().unwrap());
         for code in [0, 1, 81, 19_682, 12_345] {
             assert_eq!(rule.code_of(rule.cells(code)), code);
+            assert_eq!(rule.next(rule.cells(code)), rule.next_of_code(code));
         }
     }
 }

@@ -13,29 +13,34 @@ pub fn generation(grids: &Grids, rule: LearnedRule<'_>, periodic: bool) -> Grids
     let (h, w) = (grids.height as isize, grids.width as isize);
     let channels = rule.channels();
     let mut next = grids.clone();
-    let state = |b: usize, r: isize, c: isize| -> u8 {
-        let (r, c) = if periodic {
-            (r.rem_euclid(h), c.rem_euclid(w))
-        } else if r < 0 || c < 0 || r >= h || c >= w {
-            return 0;
-        } else {
-            (r, c)
-        };
-        let on = (0..channels).map(|ch| grids.get(b, r as usize, c as usize, ch) >= 0.5);
-        CaRule::state_of(on)
-    };
+    // Each cell's state read once per grid, then its 9 neighbours looked up.
+    let mut states = vec![0u8; grids.cells()];
     for b in 0..grids.batch {
+        for (cell, state) in states.iter_mut().enumerate() {
+            let (r, c) = (cell / grids.width, cell % grids.width);
+            let on = (0..channels).map(|ch| grids.get(b, r, c, ch) >= 0.5);
+            *state = CaRule::state_of(on);
+        }
+        let state = |r: isize, c: isize| -> u8 {
+            let (r, c) = if periodic {
+                (r.rem_euclid(h), c.rem_euclid(w))
+            } else if r < 0 || c < 0 || r >= h || c >= w {
+                return 0;
+            } else {
+                (r, c)
+            };
+            states[(r * w + c) as usize]
+        };
         for r in 0..h {
             for c in 0..w {
                 let mut cells = [0; 9];
                 for (i, cell) in cells.iter_mut().enumerate() {
-                    *cell = state(b, r + i as isize / 3 - 1, c + i as isize % 3 - 1);
+                    *cell = state(r + i as isize / 3 - 1, c + i as isize % 3 - 1);
                 }
-                let new = rule.next_of_code(rule.code_of(cells));
+                let new = rule.next(cells);
                 for ch in 0..channels {
-                    let value =
-                        new.map_or(f32::NAN, |s| f32::from(u8::from(CaRule::channel_on(s, ch))));
-                    next.set(b, r as usize, c as usize, ch, value);
+                    let on = new.map(|s| f32::from(u8::from(CaRule::channel_on(s, ch))));
+                    next.set(b, r as usize, c as usize, ch, on.unwrap_or(f32::NAN));
                 }
             }
         }
