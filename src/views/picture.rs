@@ -15,16 +15,28 @@ pub enum View {
     Channel0,
     /// Channels 0, 1, 2 as red, green, blue.
     Rgb,
+    /// A rule's state (state k is channel k - 1 alone on; the first channel on counts),
+    /// each in its own colour, as the page draws them.
+    States,
 }
 
+/// Colours of a rule's states 0 (empty), 1 (alive, electron head), 2 and 3: the page's.
+const STATE_COLOURS: [[u8; 3]; 4] = [
+    [255, 255, 255],
+    [20, 20, 20],
+    [230, 120, 40],
+    [60, 110, 220],
+];
+
 impl View {
-    pub const ALL: [View; 2] = [View::Channel0, View::Rgb];
+    pub const ALL: [View; 3] = [View::Channel0, View::Rgb, View::States];
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
             View::Channel0 => "channel0",
             View::Rgb => "rgb",
+            View::States => "states",
         }
     }
 
@@ -33,6 +45,9 @@ impl View {
         match self {
             View::Channel0 => "channel 0: 1 is black, 0 is white",
             View::Rgb => "channels 0, 1, 2 as red, green, blue",
+            View::States => {
+                "a rule's states: empty white, 1 black, 2 orange, 3 blue (the first of channels 0..3 on)"
+            }
         }
     }
 }
@@ -75,6 +90,10 @@ pub fn frame_image(grids: &Grids, b: usize, style: &Style) -> RgbImage {
                 Rgb([v, v, v])
             }
             View::Rgb => Rgb([level(0), level(1), level(2)]),
+            View::States => {
+                let on = (0..grids.channels.min(3)).position(|ch| level(ch) >= 128);
+                Rgb(STATE_COLOURS[on.map_or(0, |ch| ch + 1)])
+            }
         }
     })
 }
@@ -188,5 +207,24 @@ mod tests {
     fn rgb_needs_three_channels() {
         assert!(check_view(View::Rgb, 1).is_err());
         assert!(check_view(View::Channel0, 1).is_ok());
+    }
+
+    #[test]
+    fn states_are_drawn_in_their_colours() {
+        // Cells of states 0, 1, 2, 3 (channel k - 1 on), and one with two channels on,
+        // which reads as its first.
+        let mut grid = Grids::zeros(1, 1, 5, 3);
+        for (col, ch) in [(1, 0), (2, 1), (3, 2), (4, 1), (4, 2)] {
+            grid.set(0, 0, col, ch, 1.0);
+        }
+        let style = Style {
+            view: View::States,
+            scale: 1,
+            frame_ms: 100,
+        };
+        let img = frame_image(&grid, 0, &style);
+        let colours: Vec<[u8; 3]> = (0..5).map(|x| img.get_pixel(x, 0).0).collect();
+        let [empty, alive, two, three] = STATE_COLOURS;
+        assert_eq!(colours, [empty, alive, two, three, two]);
     }
 }
