@@ -138,10 +138,15 @@ impl CaRule {
     /// The next state of the centre of neighbourhood number `code`: its 9 cells in
     /// row-major order as the digits of `code` in base `states`, cell 0 the lowest.
     pub fn next_of_code(self, code: usize) -> u8 {
-        let cells = digits(code, self.states());
+        self.next_of_cells(digits(code, self.states()))
+    }
+
+    /// The next state of the centre of a neighbourhood's 9 `cells` (row-major, centre
+    /// at 4).
+    pub fn next_of_cells(self, cells: [u8; 9]) -> u8 {
         let mut neighbours = [0; 8];
-        let mut others = (0..9).filter(|&i| i != 4).map(|i| cells[i]);
-        neighbours.fill_with(|| others.next().expect("8 neighbours"));
+        neighbours[..4].copy_from_slice(&cells[..4]);
+        neighbours[4..].copy_from_slice(&cells[5..]);
         self.next(cells[4], neighbours)
     }
 }

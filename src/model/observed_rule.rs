@@ -140,12 +140,7 @@ impl LearnedRule<'_> {
     /// knows it ([`LearnedRule::next_of_code`]).
     pub fn next(self, cells: [u8; 9]) -> Option<u8> {
         match self {
-            LearnedRule::Named(rule) => {
-                let mut neighbours = [0; 8];
-                neighbours[..4].copy_from_slice(&cells[..4]);
-                neighbours[4..].copy_from_slice(&cells[5..]);
-                Some(rule.next(cells[4], neighbours))
-            }
+            LearnedRule::Named(rule) => Some(rule.next_of_cells(cells)),
             LearnedRule::Observed(_) => self.next_of_code(self.code_of(cells)),
         }
     }
@@ -164,7 +159,9 @@ impl LearnedRule<'_> {
     pub fn board_count(self) -> usize {
         match self {
             LearnedRule::Named(rule) => rule.neighbourhoods(),
-            LearnedRule::Observed(observed) => observed.training_codes().len(),
+            LearnedRule::Observed(observed) => {
+                observed.table.bytes().filter(u8::is_ascii_digit).count()
+            }
         }
     }
 
