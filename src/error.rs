@@ -121,6 +121,8 @@ pub enum ConfigError {
          without --search-circuits there is no search to try them"
     )]
     RewireWithoutSearch { layers: usize },
+    #[error("--parity-kernels {got} is more than the model's {kernels} perception kernels")]
+    ParityKernels { got: usize, kernels: usize },
     #[error(
         "the curriculum's grids ({side}x{side}) must be smaller than the task's \
          ({height}x{width}) by a multiple of {period} cells, the pattern's period"

@@ -63,4 +63,32 @@ mod tests {
             assert!((0..512).all(|c| rule.next_of_code(c) == table[c]));
         }
     }
+
+    /// A kernel started as a parity detector, read through one pass-through gate, is
+    /// Replicator (B1357/S1357: on where an odd number of neighbours is on) on all 512
+    /// neighbourhoods, whatever the centre.
+    #[test]
+    fn a_parity_kernel_is_replicator() {
+        use crate::model::gates::{PASS_A, PASS_B};
+        use crate::model::parametrization::Parametrization;
+        use rand::SeedableRng;
+        use rand_chacha::ChaCha8Rng;
+        let (mut config, _) = preset(TaskKind::Rule, true);
+        config.kernels = 1;
+        config.update_layers = vec![1];
+        config.parametrization = Parametrization::Softmax;
+        let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(3))
+            .expect("a one-gate update fits its two inputs");
+        model.set_pass_through(10.0);
+        model.start_parity_kernels(1, 10.0);
+        // The update's inputs are the cell (0) and the kernel's output (1).
+        let wires = &model.update[0].wires;
+        let reads_kernel = if wires.a[0] == 1 { PASS_A } else { PASS_B };
+        let gate = model.update_gate(0, 0);
+        model.logits[gate] = Parametrization::Softmax.starting_as(reads_kernel, 10.0);
+        let table = circuit_table(&model).unwrap();
+        let replicator: CaRule = "replicator".parse().unwrap();
+        let wrong = (0..512).filter(|&c| replicator.next_of_code(c) != table[c]);
+        assert_eq!(wrong.count(), 0);
+    }
 }

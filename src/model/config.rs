@@ -326,7 +326,14 @@ impl TrainSettings {
     pub fn validate_combination(&self, config: &ModelConfig) -> Result<(), ConfigError> {
         self.validate_curriculum(config)?;
         self.validate_pool(config)?;
-        self.validate_finish(config)
+        self.validate_finish(config)?;
+        match self.recipe.parity_kernels > config.kernels {
+            true => Err(ConfigError::ParityKernels {
+                got: self.recipe.parity_kernels,
+                kernels: config.kernels,
+            }),
+            false => Ok(()),
+        }
     }
 
     /// A finish is for tasks grown from the centre, on a grid larger than the task's, and

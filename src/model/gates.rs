@@ -10,6 +10,8 @@ pub const NUM_OPS: usize = 16;
 pub const PASS_A: usize = 3;
 /// Index of the pass-through `B` op.
 pub const PASS_B: usize = 5;
+/// Index of the `XOR` op.
+pub const XOR: usize = 6;
 /// The logit a fresh gate gives the pass-through op (the rest are 0).
 pub const PASS_THROUGH_INIT: f32 = 10.0;
 

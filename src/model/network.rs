@@ -8,7 +8,7 @@ use rand::Rng;
 
 use crate::error::ConfigError;
 use crate::model::config::{ModelConfig, PATCH};
-use crate::model::gates::NUM_OPS;
+use crate::model::gates::{NUM_OPS, XOR};
 use crate::model::wiring::{Wires, WiringScheme};
 
 /// One layer's wires and where its logits start in [`Model::logits`].
@@ -103,6 +103,23 @@ impl Model {
     pub fn set_pass_through(&mut self, strength: f32) {
         let init = self.config.parametrization.pass_through(strength);
         self.logits.fill(init);
+    }
+
+    /// Makes every gate of the first `kernels` perception kernels lean to XOR with
+    /// `strength`. With the paper's perception (8 gates each pairing a neighbour with the
+    /// centre, then 4, 2, 1) such a kernel computes the parity of its 8 pairs: the centre
+    /// cancels out and what is left is the parity of the neighbours, the lowest bit of
+    /// their count.
+    pub fn start_parity_kernels(&mut self, kernels: usize, strength: f32) {
+        let init = self.config.parametrization.starting_as(XOR, strength);
+        for l in 0..self.perceive.len() {
+            for k in 0..kernels.min(self.config.kernels) {
+                for g in 0..self.perceive[l].width() {
+                    let gate = self.perceive_gate(l, k, g);
+                    self.logits[gate] = init;
+                }
+            }
+        }
     }
 
     /// The hard op of gate `g` (an index into [`crate::model::gates::OPS`]).

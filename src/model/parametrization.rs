@@ -64,16 +64,21 @@ impl Parametrization {
         }
     }
 
-    /// A fresh gate that passes its first input through, with `strength`: the `A` op's
-    /// logit (softmax), or `±strength` on each corner of `A`'s truth table (input-wise).
+    /// A fresh gate that passes its first input through, with `strength`.
     pub fn pass_through(self, strength: f32) -> [f32; NUM_OPS] {
+        self.starting_as(PASS_A, strength)
+    }
+
+    /// A fresh gate that leans to op `op` with `strength`: that op's logit (softmax), or
+    /// `±strength` on each corner of its truth table (input-wise).
+    pub fn starting_as(self, op: usize, strength: f32) -> [f32; NUM_OPS] {
         let mut params = [0.0; NUM_OPS];
         match self {
-            Parametrization::Softmax => params[PASS_A] = strength,
+            Parametrization::Softmax => params[op] = strength,
             Parametrization::InputWise => {
                 for a in 0..2 {
                     for b in 0..2 {
-                        let on = OPS[PASS_A].truth[corner(a, b)];
+                        let on = OPS[op].truth[corner(a, b)];
                         params[corner(a, b)] = if on { strength } else { -strength };
                     }
                 }

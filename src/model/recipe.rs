@@ -64,6 +64,13 @@ pub struct Recipe {
     /// How strongly a fresh gate passes its first input through
     /// ([`Parametrization::pass_through`]).
     pub pass_through: f32,
+    /// Perception kernels, the first ones, whose gates start as XOR rather than
+    /// pass-through ([`crate::model::network::Model::start_parity_kernels`]): each then
+    /// starts out computing the parity of the neighbours (0: none). Parity is what no
+    /// gradient finds from pass-through gates: no part of it smaller than the whole
+    /// predicts it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub parity_kernels: usize,
     /// AdamW's decoupled weight decay.
     pub weight_decay: f32,
     /// AdamW's epsilon: gradients far below it barely move a parameter.
@@ -247,6 +254,16 @@ fn attempts_for(task: TaskKind) -> usize {
     }
 }
 
+/// The `converge` recipe's parity kernels: one for `rule`, where the parity rules
+/// (Replicator, Fredkin) are learned from it and the rules measured lose little time to
+/// it (`docs/recipes.md`, "Any rule"); `gol` keeps the paper's initialisation.
+fn parity_kernels_for(task: TaskKind) -> usize {
+    match task {
+        TaskKind::Rule => 1,
+        _ => 0,
+    }
+}
+
 fn unit() -> f32 {
     1.0
 }
@@ -315,6 +332,7 @@ impl Recipe {
             (RecipeName::Converge, TaskKind::Gol | TaskKind::Rule) => Recipe {
                 hard_gates: 0.3,
                 attempts: attempts_for(task),
+                parity_kernels: parity_kernels_for(task),
                 ..paper
             },
             // Hard gates draw the G; fifteen steps past its fifteen keep it there; rollouts
@@ -371,6 +389,7 @@ impl Recipe {
             name,
             parametrization: Parametrization::Softmax,
             pass_through: Parametrization::Softmax.default_pass_through(),
+            parity_kernels: 0,
             weight_decay: 0.01,
             epsilon: adam_epsilon(),
             warmup: 0,

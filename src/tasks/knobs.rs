@@ -391,6 +391,16 @@ pub static KNOBS: &[Knob] = &[
         range: Range::ShareOfRun,
     },
     Knob {
+        key: "parity-kernels",
+        value_name: "KERNELS",
+        help: "Perception kernels (the first ones) whose gates start as XOR rather than \
+               pass-through, so that each starts out computing the parity of the \
+               neighbours, which no gradient finds from pass-through gates [default: the \
+               recipe's: 1 for rule, 0 for the rest]",
+        target: Target::Count(|_, s| &mut s.recipe.parity_kernels),
+        range: Range::Any,
+    },
+    Knob {
         key: "search-circuits",
         value_name: "CIRCUITS",
         help: "After the last epoch, if the kept model is not exact, search for single gate \

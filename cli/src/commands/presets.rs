@@ -162,6 +162,10 @@ fn recipe(r: &Recipe) -> String {
     if r.hard_gates != paper.hard_gates {
         changes.push(format!("hard gates {}", r.hard_gates));
     }
+    if r.parity_kernels > 0 {
+        let s = if r.parity_kernels == 1 { "" } else { "s" };
+        changes.push(format!("{} parity kernel{s}", r.parity_kernels));
+    }
     if r.has_curriculum() {
         let share = (r.curriculum_share * 100.0).round();
         let side = r.curriculum_size;

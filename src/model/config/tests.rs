@@ -275,3 +275,17 @@ fn a_sample_pool_is_for_growing_tasks_and_holds_a_batch() {
     settings.recipe.finish_size = 0;
     assert_eq!(validate(&config, &settings), Ok(()));
 }
+
+#[test]
+fn parity_kernels_are_at_most_the_models_kernels() {
+    let check = |kernels: usize| {
+        let (config, mut settings) = preset(TaskKind::Rule, false);
+        settings.recipe.parity_kernels = kernels;
+        validate(&config, &settings).map_err(|e| e.to_string())
+    };
+    assert_eq!(check(16), Ok(()));
+    assert_eq!(
+        check(17),
+        Err("--parity-kernels 17 is more than the model's 16 perception kernels".into())
+    );
+}

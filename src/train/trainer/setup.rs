@@ -36,6 +36,7 @@ fn seeded_model(
 ) -> Result<Model, ConfigError> {
     let mut model = Model::new(config, &mut ChaCha8Rng::seed_from_u64(seed))?;
     model.set_pass_through(settings.recipe.pass_through);
+    model.start_parity_kernels(settings.recipe.parity_kernels, settings.recipe.pass_through);
     Ok(model)
 }
 
