@@ -6,6 +6,7 @@ pub mod pattern_geometry;
 mod presets;
 pub mod recording;
 pub mod rule_step;
+mod soup_boards;
 pub mod target_images;
 mod thumbnail;
 
@@ -41,8 +42,14 @@ pub fn training_init(config: &ModelConfig, batch: usize, rng: &mut impl Rng) -> 
                 .then(|| rule.boards(0..rule.board_count()));
             let known = rule.board_count();
             let mut grids = Grids::zeros(batch, h, w, c);
+            // Half of a named rule's boards come from soups ([`soup_boards`]); `gol` keeps
+            // the uniform draw of the paper's 512 boards.
+            let soups = config.task == TaskKind::Rule && listed.is_none();
             for b in 0..batch {
-                let board = rng.random_range(0..known);
+                let board = match soups && soup_boards::is_soup_board(b) {
+                    true => soup_boards::soup_board(rule, rng),
+                    false => rng.random_range(0..known),
+                };
                 let board = listed.as_ref().map_or(board, |codes| codes[board]);
                 set_board(&mut grids, b, rule, board);
             }

@@ -177,8 +177,8 @@ fn rule_preset((config, settings): (ModelConfig, TrainSettings)) -> (ModelConfig
 }
 
 /// Makes `rule` what a `rule` model learns: a channel per state besides 0, all of them
-/// targets, and the Game of Life's update layers that many times as wide (each layer
-/// of a rule of `k` channels has `k` times the gates of Life's).
+/// targets, and Game of Life's update layers ending in one gate per channel
+/// ([`set_rule_channels`]).
 pub fn use_rule(config: &mut ModelConfig, rule: CaRule) -> Result<(), ConfigError> {
     set_rule_channels(config, rule.channels())?;
     (config.rule, config.observed) = (Some(rule), None);
@@ -192,20 +192,37 @@ pub fn use_observed(config: &mut ModelConfig, observed: ObservedRule) -> Result<
     Ok(())
 }
 
+/// Gives a rule model `new` channels and update layers for them: Game of Life's, whose
+/// narrowing tail goes from 8 gates down to the channels (Life's own 8, 4, 2, 1 for one
+/// channel; 8, 6, 3 for three). Layers as many times as wide as the channels learned the
+/// 3- and 4-state rules no more often, at three times the cost of an epoch
+/// (`docs/recipes.md`, "Any rule").
 fn set_rule_channels(config: &mut ModelConfig, new: usize) -> Result<(), ConfigError> {
     if config.task != TaskKind::Rule {
         return Err(ConfigError::UnexpectedRule {
             task: config.task.name(),
         });
     }
-    let old = config.learned_rule().map_or(1, |rule| rule.channels());
-    for width in &mut config.update_layers {
-        *width = *width / old * new;
+    let layers = &mut config.update_layers;
+    while layers.last().is_some_and(|&w| w < 2 * TAIL_FROM) {
+        layers.pop();
     }
+    let mut width = TAIL_FROM;
+    loop {
+        layers.push(width);
+        if width <= 2 * new {
+            break;
+        }
+        width = (width / 2).max(2 * new);
+    }
+    layers.push(new);
     config.channels = new;
     config.target_channels = (0..new).collect();
     Ok(())
 }
+
+/// The widest layer of a rule model's narrowing tail.
+const TAIL_FROM: usize = 8;
 
 /// Refuses a model with fewer channels per cell than its target has.
 pub fn check_target_channels(config: &ModelConfig) -> Result<(), ConfigError> {
