@@ -372,16 +372,15 @@ pub fn all_boards_right(model: &Model) -> bool {
     };
     let (config, steps) = (&model.config, model.config.steps);
     let shape = (config.height, config.width);
-    let mut evaluator = HardEvaluator::new(model, BOARDS_AT_ONCE.min(count), shape, steps);
-    (0..count).step_by(BOARDS_AT_ONCE).all(|first| {
-        let last = (first + BOARDS_AT_ONCE).min(count);
-        let boards = tasks::exhaustive_boards(config, first..last);
-        let right = |evaluator: &mut HardEvaluator| evaluator.score(&boards, None, |_| {}).1;
-        let share = match boards.batch == BOARDS_AT_ONCE.min(count) {
-            true => right(&mut evaluator),
-            false => right(&mut HardEvaluator::new(model, boards.batch, shape, steps)),
-        };
-        share == 1.0
+    let piece = BOARDS_AT_ONCE.min(count);
+    let mut evaluator = HardEvaluator::new(model, piece, shape, steps);
+    (0..count).step_by(piece).all(|first| {
+        let boards = tasks::exhaustive_boards(config, first..(first + piece).min(count));
+        if boards.batch != piece {
+            // The last piece, shorter.
+            evaluator = HardEvaluator::new(model, boards.batch, shape, steps);
+        }
+        evaluator.score(&boards, None, |_| {}).1 == 1.0
     })
 }
 
