@@ -33,6 +33,37 @@ pub fn soft_loss(
     loss
 }
 
+/// Stillness of the hidden channels (those `target_channels` does not name) from
+/// `before` to `after`, the states of two consecutive steps: `weight * sum (a - b)^2`
+/// over the first `lanes` lanes, summed in lane order in f64, its gradient added to
+/// `grads_before` and `grads_after` (tile-blocked). A state whose hidden channels are
+/// still from one step to the next, and whose target channels are right, is kept for
+/// every step after: the hold then does not depend on how many steps it was trained for.
+pub fn stillness_loss(
+    (before, after): (&[f32], &[f32]),
+    channels: usize,
+    target_channels: &[usize],
+    lanes: usize,
+    weight: f32,
+    grads_before: &mut [f32],
+    grads_after: &mut [f32],
+) -> f64 {
+    let hidden: Vec<usize> = (0..channels)
+        .filter(|c| !target_channels.contains(c))
+        .collect();
+    let mut loss = 0.0f64;
+    for lane in 0..lanes {
+        for &c in &hidden {
+            let i = state_index(channels, c, lane);
+            let diff = after[i] - before[i];
+            loss += f64::from(weight) * f64::from(diff) * f64::from(diff);
+            grads_after[i] += 2.0 * weight * diff;
+            grads_before[i] -= 2.0 * weight * diff;
+        }
+    }
+    loss
+}
+
 /// The gradient `1 - 2y` of the wrong target bits of a binary state, written as the
 /// multilinear `sum s (1 - 2y) + y`, into `grads` (tile-blocked, zero elsewhere): for
 /// each bit alone, the change in wrong bits when it flips, right bits counting as much as

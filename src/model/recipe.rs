@@ -166,6 +166,13 @@ pub struct Recipe {
     /// of the shorter rollout, and made to persist after.
     #[serde(default)]
     pub hold_from: f32,
+    /// Weight of a term of the soft loss that asks the hidden channels to stay still
+    /// from each state the loss sums to the next (0: none). The hold steps ask only the
+    /// target channels to stay right, and a rule can pass them with hidden channels
+    /// still on the move, which then spoil the pattern a few steps later; a state that
+    /// is still in every channel is kept for good.
+    #[serde(default)]
+    pub stillness: f32,
     /// Draw the asynchronous fire masks per grid of the batch, not one draw the grids
     /// share (the notebook's, which trains with one grid), so that a batch of several
     /// grids trains under several masks.
@@ -411,6 +418,7 @@ impl Recipe {
             starts_share: 0.0,
             hold_steps: 0,
             hold_from: 0.0,
+            stillness: 0.0,
             per_grid_masks: false,
             unit_states: false,
             search_circuits: 0,

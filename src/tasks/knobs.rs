@@ -300,6 +300,15 @@ pub static KNOBS: &[Knob] = &[
         range: Range::ShareOfRun,
     },
     Knob {
+        key: "stillness",
+        value_name: "WEIGHT",
+        help: "Add to the soft loss WEIGHT times the squared change of the channels the \
+               target does not name between consecutive states it sums (the hold steps), \
+               so that a held pattern is a state that stays [default: the recipe's, 0]",
+        target: Target::Number(|_, s| &mut s.recipe.stillness),
+        range: Range::AtLeastZero,
+    },
+    Knob {
         key: "per-grid-masks",
         value_name: "PER_GRID",
         help: "Draw the asynchronous fire masks per grid of the batch, true or false, \

@@ -11,6 +11,7 @@ use crate::automaton::hard_run::HardRun;
 use crate::automaton::masks::FireMasks;
 use crate::automaton::soft::{ActivationMemory, RolloutPlans, SoftRollout};
 use crate::evaluate::hard;
+use crate::evaluate::loss::stillness_loss;
 use crate::evaluate::soft::SoftScoring;
 use crate::kernels::parameters::{Forward, SoftParams};
 use crate::kernels::soft::TILE;
@@ -71,6 +72,9 @@ pub struct Objective {
     loss_steps: usize,
     /// A step before the last whose hard state is scored too (a hold's task step).
     hard_also_at: Option<usize>,
+    /// Weight of the hidden channels' stillness between consecutive loss states (0:
+    /// none; [`Objective::set_stillness`]).
+    stillness: f32,
     /// `loss_grads[j]`: the loss's gradient on the state after step `steps - j`.
     loss_grads: Vec<Vec<f32>>,
     coef_grads: Vec<[f64; 4]>,
@@ -105,6 +109,7 @@ impl Objective {
             params: SoftParams::new(model.config.parametrization, gates),
             forward: Forward::Soft,
             loss_steps: 1,
+            stillness: 0.0,
             hard_also_at: None,
             loss_grads: vec![vec![0.0; soft.final_state().len()]],
             coef_grads: vec![[0.0; 4]; gates],
@@ -170,6 +175,13 @@ impl Objective {
         self.loss_steps = k.clamp(1, self.steps);
         let len = self.soft.final_state().len();
         self.loss_grads.resize(self.loss_steps, vec![0.0; len]);
+    }
+
+    /// Adds to the soft loss `weight` times the squared change of the hidden channels
+    /// between each two consecutive states the loss sums ([`stillness_loss`]; 0 unless
+    /// told otherwise), so that a held target is held by a state that stays.
+    pub fn set_stillness(&mut self, weight: f32) {
+        self.stillness = weight;
     }
 
     /// Scores `logits` on one batch. With [`Gradient::Compute`] and a finite soft loss,
@@ -255,7 +267,34 @@ impl Objective {
             coefs: &self.params.coefs,
         };
         let soft = &mut self.soft;
-        scoring.loss(soft, init, target, masks, after_step, &mut self.loss_grads)
+        let loss = scoring.loss(soft, init, target, masks, after_step, &mut self.loss_grads);
+        loss + self.stillness_term(model, init.batch * init.cells())
+    }
+
+    /// The stillness term of the last soft rollout over its first `lanes` lanes, its
+    /// gradient added to `loss_grads` (`loss_grads[j]` and `[j + 1]` are the states after
+    /// and before step `steps - j`).
+    fn stillness_term(&mut self, model: &Model, lanes: usize) -> f64 {
+        if self.stillness == 0.0 {
+            return 0.0;
+        }
+        let config = &model.config;
+        let mut loss = 0.0;
+        for j in 0..self.loss_grads.len().saturating_sub(1) {
+            let step = self.steps - j;
+            let states = (self.soft.state(step - 1), self.soft.state(step));
+            let (after, before) = self.loss_grads.split_at_mut(j + 1);
+            loss += stillness_loss(
+                states,
+                config.channels,
+                &config.target_channels,
+                lanes,
+                self.stillness,
+                &mut before[0],
+                &mut after[j],
+            );
+        }
+        loss
     }
 
     /// The hard rollout's wrong bits and accuracy on one batch, without the soft one.

@@ -142,6 +142,41 @@ fn loss_over_the_last_steps_has_the_gradient_of_finite_differences() {
     check_over(model, init, target, None, ActivationMemory::Store, 3);
 }
 
+/// The hidden channels' stillness between the loss states adds to the loss, and its
+/// gradient (through both states of each pair) is that of finite differences.
+#[test]
+fn stillness_has_the_gradient_of_finite_differences() {
+    let config = ModelConfig {
+        channels: 3,
+        target_channels: vec![0],
+        update_layers: vec![8, 4, 3],
+        ..tiny_config(4, None, true)
+    };
+    let (mut model, init, target) = tiny_case(config, 18);
+    // Sharper gates than tiny_case's and a large weight: the hidden channels of a tiny
+    // random model are nearly still by step 2, and their term must count here.
+    model.logits.iter_mut().flatten().for_each(|l| *l *= 4.0);
+    let (init, target) = (&init, &target);
+    let still = |weight: f32| {
+        move |model: &Model| {
+            let shape = (init.height, init.width);
+            let memory = ActivationMemory::Store;
+            let mut objective = Objective::new(model, init.batch, shape, 4, memory);
+            objective.set_loss_steps(3);
+            objective.set_stillness(weight);
+            let metrics = objective.run(model, init, target, None, Gradient::Compute);
+            (metrics.soft_loss, objective.logit_grads().to_vec())
+        }
+    };
+    let (without, plain) = still(0.0)(&model);
+    let (with, stilled) = still(1e4)(&model);
+    assert!(with > without, "the hidden channels move: {with} vs {without}");
+    let moved = plain.iter().flatten().zip(stilled.iter().flatten());
+    let change = moved.map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+    assert!(change > 0.05, "the stillness moves the gradient: {change}");
+    check_with(&model, still(1e4));
+}
+
 #[test]
 fn sharpened_gates_have_the_gradient_of_finite_differences() {
     for parametrization in [Parametrization::Softmax, Parametrization::InputWise] {
