@@ -21,14 +21,34 @@ fn partial_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
             format!("{} is a file, not a folder", file.display()),
         ));
     }
-    std::fs::create_dir_all(&dir)?;
     let name = path.file_name().unwrap_or_default().to_string_lossy();
-    tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".partial")
-        .tempfile_in(&dir)
-        .map_err(without_temporary_name)
+    in_made_folder(&dir, || {
+        tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".partial")
+            .tempfile_in(&dir)
+    })
+    .map_err(without_temporary_name)
 }
+
+/// Makes `dir` (and its parents) and then `make`s something in it. Another process's
+/// [`check_writable`] removes the empty folders it made, so a folder made here can vanish
+/// before anything is in it (two runs started at once into one `runs/`): both steps are
+/// tried again a few times when a folder is missing.
+pub fn in_made_folder<T>(dir: &Path, make: impl Fn() -> std::io::Result<T>) -> std::io::Result<T> {
+    let mut tries = 0;
+    loop {
+        match std::fs::create_dir_all(dir).and_then(|()| make()) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && tries < FOLDER_RETRIES => {
+                tries += 1;
+            }
+            made => return made,
+        }
+    }
+}
+
+/// How often [`in_made_folder`] makes its folder again when one vanished meanwhile.
+const FOLDER_RETRIES: usize = 8;
 
 /// The cause of a failure to create the temporary file, without the temporary file's
 /// random name: `tempfile` appends ` at path "..."` to the message and keeps the cause

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use crate::io::atomic::in_made_folder;
+
 /// Why a folder could not be taken.
 #[derive(Debug, Error)]
 pub enum LockError {
@@ -111,13 +113,14 @@ pub fn holder(folder: &Path, name: &str) -> Result<Option<String>, LockError> {
 }
 
 fn open(folder: &Path, path: &Path) -> std::io::Result<File> {
-    std::fs::create_dir_all(folder)?;
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
+    in_made_folder(folder, || {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+    })
 }
 
 fn held(folder: &Path, file: &mut File) -> LockError {
