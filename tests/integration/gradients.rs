@@ -170,7 +170,10 @@ fn stillness_has_the_gradient_of_finite_differences() {
     };
     let (without, plain) = still(0.0)(&model);
     let (with, stilled) = still(1e4)(&model);
-    assert!(with > without, "the hidden channels move: {with} vs {without}");
+    assert!(
+        with > without,
+        "the hidden channels move: {with} vs {without}"
+    );
     let moved = plain.iter().flatten().zip(stilled.iter().flatten());
     let change = moved.map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
     assert!(change > 0.05, "the stillness moves the gradient: {change}");
