@@ -256,9 +256,10 @@ fn check_asynchronous_with(config: ModelConfig, seed: u64, mask_seed: u64, per_g
     );
 }
 
-/// Recompute mode steps an asynchronous rollout forward on the firing cells only,
-/// packed into fewer tiles; store mode runs every cell. Both give the same loss and
-/// gradient, bit for bit: on a 14x14 torus (two grids in one run of tiles, each grid's
+/// Recompute mode steps an asynchronous rollout forward and back on the firing cells
+/// only, packed into fewer tiles; store mode runs every cell. Both give the same loss,
+/// bit for bit, and the same gradient but for the order of its sums (the firing cells'
+/// backward sums the coefficient gradients per packed tile): on a 14x14 torus (two grids in one run of tiles, each grid's
 /// lanes split across tiles) and on 16x16 zero-padded grids (a run of four tiles per
 /// grid), with masks shared by the grids and drawn per grid, with three channels.
 #[test]
@@ -288,7 +289,14 @@ fn firing_cells_only_give_the_bits_of_every_cell() {
         let (l1, g1) = run(ActivationMemory::Recompute);
         let (l2, g2) = run(ActivationMemory::Store);
         assert_eq!(l1.to_bits(), l2.to_bits(), "{side}x{side}");
-        assert_eq!(g1, g2, "{side}x{side}");
+        let scale = g2.iter().flatten().fold(0.0f32, |m, g| m.max(g.abs()));
+        for (a, b) in g1.iter().flatten().zip(g2.iter().flatten()) {
+            assert!((a - b).abs() <= 1e-5 * scale, "{side}x{side}: {a} and {b}");
+        }
+        // The two 14x14 tori share tiles (one run): backward runs the firing cells only.
+        // Each zero-padded 16x16 grid is a run of its own, which backward still runs
+        // whole, so its bits are those of store mode.
+        assert_eq!(g1 != g2, periodic, "{side}x{side}: which backward ran");
     }
 }
 

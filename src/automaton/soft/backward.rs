@@ -20,18 +20,18 @@ use crate::model::config::PATCH;
 
 /// What every step of one backward pass shares: the gates' coefficients, the fire masks
 /// and the tap.
-type Pass<'a> = (
+pub(super) type Pass<'a> = (
     &'a [[f32; 4]],
     Option<&'a FireMasks>,
     Option<&'a dyn BackwardTap>,
 );
 
 /// One run of tiles' windows of the backward buffers.
-struct RunGrads<'a> {
-    patch: &'a mut [f32],
-    coef: &'a mut [Vec<[f64; 4]>],
-    state: &'a mut [f32],
-    next: &'a mut [f32],
+pub(super) struct RunGrads<'a> {
+    pub(super) patch: &'a mut [f32],
+    pub(super) coef: &'a mut [Vec<[f64; 4]>],
+    pub(super) state: &'a mut [f32],
+    pub(super) next: &'a mut [f32],
 }
 
 impl SoftRollout {
@@ -85,7 +85,12 @@ impl SoftRollout {
                 state: &mut state_grads,
                 next: &mut next_grads,
             };
-            self.backward_in_phases(circuit, (coefs, masks, tap), loss_grads, grads);
+            match (masks, tap, self.memory) {
+                (Some(masks), None, ActivationMemory::Recompute) => {
+                    self.backward_firing_in_phases(circuit, (coefs, masks), loss_grads, grads);
+                }
+                _ => self.backward_in_phases(circuit, (coefs, masks, tap), loss_grads, grads),
+            }
         } else {
             let windows = split_runs(&mut patch_grads, runs, patch_len)
                 .into_iter()
@@ -223,7 +228,7 @@ impl SoftRollout {
 
     /// Adds the loss's own gradient on the state before step `t`, if the loss reads that
     /// state, to `grads`: its `part` of the tile-blocked state.
-    fn add_loss_grads(
+    pub(super) fn add_loss_grads(
         &self,
         loss_grads: &[Vec<f32>],
         t: usize,

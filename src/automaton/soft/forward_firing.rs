@@ -2,8 +2,7 @@
 //! lanes packed into as few tiles as they fill (about 60% of the tiles at the paper's
 //! fire rate), then every tile's new state written from them. A gate's value in a lane
 //! does not depend on where the lane sits, so the states are the same bits as a step
-//! over every lane; backward still runs every lane, where the gradient sums' order is
-//! the lanes' places.
+//! over every lane. Backward packs the same lanes ([`backward_firing`](super::backward_firing)).
 
 use rayon::prelude::*;
 

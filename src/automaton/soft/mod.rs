@@ -9,6 +9,7 @@
 //! goes back through them.
 
 mod backward;
+mod backward_firing;
 mod forward;
 mod forward_firing;
 mod phases;

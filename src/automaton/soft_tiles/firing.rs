@@ -92,3 +92,66 @@ pub(in crate::automaton) fn tile_span(lanes: &[u32], tile: usize) -> Range<usize
     let below = |end: usize| lanes.partition_point(|&l| (l as usize) < end);
     below(tile * TILE)..below((tile + 1) * TILE)
 }
+
+/// Each lane's place among the firing lanes `lanes` (sorted), [`NO_LANE`] for a lane
+/// that does not fire: where backward finds the patch gradient of a cell that read.
+pub(in crate::automaton) fn packed_places(padded_lanes: usize, lanes: &[u32]) -> Vec<u32> {
+    let mut places = vec![NO_LANE; padded_lanes];
+    for (j, &lane) in lanes.iter().enumerate() {
+        places[lane as usize] = u32::try_from(j).expect("lanes fit in u32");
+    }
+    places
+}
+
+/// Seeds a packed tile's output gradient rows (`slots[c]` is channel `c`'s row) with the
+/// gradient of the next state at its firing lanes `lanes`; its other lanes get none.
+pub(in crate::automaton) fn seed_packed_grads(
+    channels: usize,
+    slots: impl Iterator<Item = usize>,
+    lanes: &[u32],
+    next_grads: &[f32],
+    grads: &mut [f32],
+) {
+    for (c, slot) in slots.enumerate().take(channels) {
+        let seed = &mut grads[slot * TILE..][..TILE];
+        seed.fill(0.0);
+        for (s, &lane) in seed.iter_mut().zip(lanes) {
+            *s = next_grads[state_index(channels, c, lane as usize)];
+        }
+    }
+}
+
+/// The gradient of the state before an asynchronous step on one tile, from the packed
+/// tiles of that step: a cell that did not fire (`fired` has a bit for each lane that
+/// did) passes on its gradient in `next` (the tile's rows of the next state's); then
+/// every reader that fired adds what its patch received at each position, in patch
+/// order, the order the scatter over every lane adds them in. `places` are the lanes'
+/// places among the step's firing lanes ([`packed_places`]); `patch_grads` holds the
+/// packed tiles' patch gradients.
+pub(in crate::automaton) fn scatter_packed_tile(
+    readers: &[[u32; PATCH]],
+    (channels, tile, real): (usize, usize, usize),
+    (places, fired): (&[u32], u64),
+    (patch_grads, next): (&[f32], &[f32]),
+    out: &mut [f32],
+) {
+    for c in 0..channels {
+        let rows = c * TILE..(c + 1) * TILE;
+        for (l, (g, &n)) in out[rows.clone()].iter_mut().zip(&next[rows]).enumerate() {
+            *g = if (fired >> l) & 1 == 0 { n } else { 0.0 };
+        }
+    }
+    let patch_len = channels * PATCH * TILE;
+    for i in 0..real {
+        for (p, &reader) in readers[tile * TILE + i].iter().enumerate() {
+            let Some(&j) = places.get(reader as usize).filter(|&&j| j != NO_LANE) else {
+                continue;
+            };
+            let j = j as usize;
+            let src = &patch_grads[(j / TILE) * patch_len + p * TILE + j % TILE..];
+            for c in 0..channels {
+                out[c * TILE + i] += src[c * PATCH * TILE];
+            }
+        }
+    }
+}

@@ -26,7 +26,10 @@ mod firing;
 mod gather;
 mod scatter;
 
-pub(super) use firing::{firing_lanes, gather_lanes, tile_span, write_firing_tile};
+pub(super) use firing::{
+    firing_lanes, gather_lanes, packed_places, scatter_packed_tile, seed_packed_grads, tile_span,
+    write_firing_tile,
+};
 #[cfg(test)]
 use gather::gather_patch_at;
 pub(super) use gather::{gather_patch, write_outputs};
