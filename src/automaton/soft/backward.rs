@@ -20,7 +20,7 @@ use crate::model::config::PATCH;
 
 /// What every step of one backward pass shares: the gates' coefficients, the fire masks
 /// and the tap.
-pub(super) type Pass<'a> = (
+type Pass<'a> = (
     &'a [[f32; 4]],
     Option<&'a FireMasks>,
     Option<&'a dyn BackwardTap>,

@@ -52,7 +52,10 @@ impl SoftRollout {
         let packed = |s: usize, k: usize| lanes[steps - 1 - s].chunks(TILE).nth(k);
         let early = |s: usize, k: usize| {
             let mine = packed(s, k)?;
-            Some(self.recompute_packed(circuit, coefs, steps - 1 - s, mine))
+            Some((
+                self.recompute_packed(circuit, coefs, steps - 1 - s, mine),
+                mine,
+            ))
         };
         let scatter = |s: usize, tile: usize| {
             if s == 0 {
@@ -78,7 +81,7 @@ impl SoftRollout {
         };
         let plan = &self.plans.backward;
         run_phases_early(steps, tiles, early, (tiles, scatter), |s, k, ws| {
-            let (Some(mut ws), Some(mine)) = (ws, packed(s, k)) else {
+            let Some((mut ws, mine)) = ws else {
                 return;
             };
             // SAFETY: this task alone writes packed tile k's patch and coefficient
