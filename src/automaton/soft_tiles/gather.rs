@@ -3,7 +3,10 @@
 use crate::automaton::masks::FireMasks;
 use crate::automaton::patch_shifts::PatchShifts;
 #[cfg(target_arch = "x86_64")]
-use crate::automaton::soft_tiles::avx512;
+use std::arch::x86_64::{__m256, __m512};
+
+#[cfg(target_arch = "x86_64")]
+use crate::automaton::soft_tiles::registers;
 use crate::automaton::soft_tiles::{gather_moves, select_lanes};
 use crate::kernels::plan::ForwardRows;
 use crate::kernels::simd::multiversioned;
@@ -23,8 +26,8 @@ multiversioned! {
         state: &[f32],
         acts: &mut [f32],
     ) => gather_patch_body,
-        avx2 => gather_patch_body,
-        avx512 => gather_patch_avx512
+        avx2 => registers::gather_patch::<__m256>,
+        avx512 => registers::gather_patch::<__m512>
 }
 
 /// The lane loops: each move a masked copy over the rows of every channel.
@@ -58,19 +61,6 @@ fn gather_patch_body(
             }
         }
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn gather_patch_avx512(
-    shifts: &PatchShifts,
-    channels: usize,
-    (tile, first): (usize, usize),
-    state: &[f32],
-    acts: &mut [f32],
-) {
-    let moves = gather_moves(shifts, tile);
-    avx512::gather_patch(&moves, channels, first, state, acts);
 }
 
 /// Writes a tile's new state in its first `live` lanes (the kernels ran no others): the

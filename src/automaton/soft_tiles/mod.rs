@@ -6,7 +6,8 @@
 //! the same for an asynchronous step's firing cells packed into fewer tiles; [`scatter`]
 //! seeds its gradients and sends the patch's gradient back to the cells read (backward); the
 //! moves both make of the patch's shifts, and the lane selection of their lane loops,
-//! are here; [`avx512`](mod@avx512) makes the same moves in registers.
+//! are here; [`registers`](mod@registers) makes the same moves in AVX2's
+//! ([`avx2`](mod@avx2)) and AVX-512's ([`avx512`](mod@avx512)) registers.
 //!
 //! [`Geometry::tile_runs`]: crate::automaton::geometry::Geometry::tile_runs
 
@@ -21,9 +22,13 @@ use crate::kernels::soft::TILE;
 use crate::model::config::PATCH;
 
 #[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
 mod avx512;
 mod firing;
 mod gather;
+#[cfg(target_arch = "x86_64")]
+mod registers;
 mod scatter;
 
 pub(super) use firing::{

@@ -6,7 +6,10 @@ use rayon::prelude::*;
 use crate::automaton::masks::FireMasks;
 use crate::automaton::patch_shifts::PatchShifts;
 #[cfg(target_arch = "x86_64")]
-use crate::automaton::soft_tiles::avx512;
+use std::arch::x86_64::{__m256, __m512};
+
+#[cfg(target_arch = "x86_64")]
+use crate::automaton::soft_tiles::registers;
 use crate::automaton::soft_tiles::{scatter_moves, select_lanes};
 use crate::kernels::plan::BackwardPlan;
 use crate::kernels::simd::{multiversioned, SimdLevel};
@@ -101,8 +104,8 @@ multiversioned! {
         grads: (&[f32], &[f32]),
         out: &mut [f32],
     ) => scatter_tile_body,
-        avx2 => scatter_tile_body,
-        avx512 => scatter_tile_avx512
+        avx2 => registers::scatter_tile::<__m256>,
+        avx512 => registers::scatter_tile::<__m512>
 }
 
 /// The lane loops: each move a masked add over the rows of every channel.
@@ -132,17 +135,4 @@ fn scatter_tile_body(
             select_lanes(&mut g[m.seg.dst.clone()], src, m.mask, |o, v| *o += v);
         }
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn scatter_tile_avx512(
-    shifts: &PatchShifts,
-    channels: usize,
-    (tile, first, kept): (usize, usize, u64),
-    grads: (&[f32], &[f32]),
-    out: &mut [f32],
-) {
-    let moves = scatter_moves(shifts, tile);
-    avx512::scatter_tile(&moves, channels, (first, kept), grads, out);
 }
