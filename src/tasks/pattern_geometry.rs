@@ -23,11 +23,14 @@ use crate::model::pattern::PatternTarget;
 use crate::model::task::TaskKind;
 use crate::tasks::Override;
 
-/// Steps a rule gets beyond the reach by default: a third of the reach, at least two, so
-/// that the farthest cells need not be drawn by the very front of the growth (the paper's
-/// lizard, 9 cells out, is given 12 steps).
+/// Steps a rule gets beyond the reach by default: half the reach, rounded up, at least
+/// two. The farthest cells need not be drawn by the very front of the growth, and the
+/// default recipe asks for the drawing at every state from the reach on, so the spare
+/// steps are a hold the rule learns from its first epoch: with half the reach (4 for the
+/// 16x16 glyphs) one-attempt runs of the tuning glyphs were exact 3 times in 4, with a
+/// third (2) once in 8 (docs/recipes.md, "Pattern").
 fn spare_steps(reach: usize) -> usize {
-    (reach / 3).max(2)
+    reach.div_ceil(2).max(2)
 }
 
 /// Cells from the seed to the target's farthest on cell (any channel), the seed being
@@ -66,6 +69,12 @@ pub fn default_steps(reach: usize) -> usize {
     reach + spare_steps(reach)
 }
 
+/// Loss steps that ask for a target of `reach` at every state from the first that can
+/// draw it (step `reach`, at least 1) to the last of `steps`.
+pub fn loss_steps_from_reach(steps: usize, reach: usize) -> usize {
+    steps + 1 - reach.clamp(1, steps.max(1))
+}
+
 /// What [`fit`] chose for a pattern run, and why: said in the first line of `train`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Geometry {
@@ -79,6 +88,9 @@ pub struct Geometry {
     pub steps_given: bool,
     /// The side of the square grid the run trains on.
     pub side: usize,
+    /// The first step whose state the soft loss asks to be the target, when the recipe
+    /// asks for it from the reach on (the default's; otherwise only at the last step).
+    pub drawn_from: Option<usize>,
 }
 
 impl fmt::Display for Geometry {
@@ -88,10 +100,14 @@ impl fmt::Display for Geometry {
             true => "given".to_string(),
             false => format!("{} spare", self.steps - self.reach),
         };
+        let from = match self.drawn_from {
+            Some(step) => format!(", asked for from step {step} on"),
+            None => String::new(),
+        };
         write!(
             f,
             "pattern: {steps} steps ({why}; the {h}x{w} drawing's farthest on cell is {reach} \
-             cells from the seed) on a {side}x{side} grid (2x{steps}+2: growth never meets \
+             cells from the seed{from}) on a {side}x{side} grid (2x{steps}+2: growth never meets \
              itself across the border)",
             steps = self.steps,
             reach = self.reach,
@@ -108,7 +124,10 @@ fn given(changes: &[Override], key: &str) -> bool {
 /// Fits a `pattern` model's steps and grid to its target (other tasks keep the paper's):
 /// the steps `changes` set, refused when they cannot reach the target, else
 /// [`default_steps`]; the grid a square of [`room`] for them, the target centred in it;
-/// and the default recipe's hold steps as many as the steps, unless `changes` set them.
+/// and, unless `changes` set them, the default recipe's hold steps as many as the steps
+/// and its loss steps those from the reach on: the drawing is asked for from the first
+/// step that can draw it, so the rule holds it over the spare steps from the first epoch
+/// and the longer hold that follows starts from a rule that already keeps it.
 pub fn fit(
     config: &mut ModelConfig,
     settings: &mut TrainSettings,
@@ -131,12 +150,19 @@ pub fn fit(
         false => default_steps(reach),
     };
     let side = room(steps);
+    let recipe = &mut settings.recipe;
+    let default_holds = recipe.holds_as_long_as_it_grows(config.task);
+    let drawn_from = match given(changes, "loss-steps") {
+        false if default_holds => Some(reach.max(1)),
+        _ => None,
+    };
     let geometry = Geometry {
         drawn: drawn(target),
         reach,
         steps,
         steps_given,
         side,
+        drawn_from,
     };
     let placed = target.centred_in(side, side);
     placed.validate()?;
@@ -144,9 +170,11 @@ pub fn fit(
     config.height = side;
     config.width = side;
     config.pattern = Some(placed);
-    let recipe = &mut settings.recipe;
-    if recipe.holds_as_long_as_it_grows(config.task) && !given(changes, "hold-steps") {
+    if default_holds && !given(changes, "hold-steps") {
         recipe.hold_steps = steps;
+    }
+    if drawn_from.is_some() {
+        recipe.loss_steps = loss_steps_from_reach(steps, reach);
     }
     Ok(Some(geometry))
 }
@@ -194,9 +222,13 @@ mod tests {
     fn the_builtin_g_and_the_lizard_reach_as_counted_by_hand() {
         // The G's art spans rows 2..=13 and columns 1..=14 around the seed (8, 8).
         assert_eq!(reach(&PatternTarget::builtin()), Some(7));
-        // The lizard's 12 paper steps are its reach plus a third.
+        // The lizard keeps the paper's 12 steps; a pattern as far out would get 14.
         assert_eq!(reach(&target_images::lizard()), Some(9));
-        assert_eq!(default_steps(9), 12);
+        assert_eq!(default_steps(9), 14);
+        assert_eq!(
+            (default_steps(1), default_steps(4), default_steps(7)),
+            (3, 6, 11)
+        );
     }
 
     #[test]
@@ -216,16 +248,23 @@ mod tests {
         config.pattern = Some(image.clone());
         let g = fit(&mut config, &mut settings, &[]).unwrap().unwrap();
         // (1, 30) is 15 rows and 14 columns from the seed (16, 16).
-        assert_eq!((g.reach, g.steps, g.side), (15, 20, 42));
-        assert_eq!((config.steps, config.height, config.width), (20, 42, 42));
+        assert_eq!((g.reach, g.steps, g.side), (15, 23, 48));
+        assert_eq!((config.steps, config.height, config.width), (23, 48, 48));
         let placed = config.pattern.as_ref().unwrap();
-        assert_eq!((placed.height, placed.width), (42, 42));
+        assert_eq!((placed.height, placed.width), (48, 48));
         assert_eq!(reach(placed), Some(15), "centred: the same distances");
         config.validate().unwrap();
         assert_eq!(g.drawn, (16, 15));
         assert!(
             g.to_string()
-                .starts_with("pattern: 20 steps (5 spare; the 16x15 drawing"),
+                .starts_with("pattern: 23 steps (8 spare; the 16x15 drawing"),
+            "{g}"
+        );
+        // The default asks for the drawing over the states after steps 15 to 23.
+        assert_eq!(g.drawn_from, Some(15));
+        assert_eq!(settings.recipe.loss_steps, 9);
+        assert!(
+            g.to_string().contains("seed, asked for from step 15 on)"),
             "{g}"
         );
     }
@@ -293,15 +332,25 @@ mod tests {
         let (mut config, mut settings) = preset(TaskKind::Pattern, true);
         config.pattern = Some(target(32, 32, &[(16, 16), (1, 30)]));
         fit(&mut config, &mut settings, &[]).unwrap();
-        assert_eq!((config.steps, settings.recipe.hold_steps), (20, 20));
+        assert_eq!((config.steps, settings.recipe.hold_steps), (23, 23));
         let change: Override = "hold-steps=3".parse().unwrap();
         change.apply(&mut config, &mut settings);
         fit(&mut config, &mut settings, &[change]).unwrap();
         assert_eq!(settings.recipe.hold_steps, 3, "the user's");
+        assert_eq!(settings.recipe.loss_steps, 9, "from the reach, 15, on");
+        let change: Override = "loss-steps=2".parse().unwrap();
+        change.apply(&mut config, &mut settings);
+        let g = fit(&mut config, &mut settings, &[change]).unwrap().unwrap();
+        assert_eq!(
+            (settings.recipe.loss_steps, g.drawn_from),
+            (2, None),
+            "the user's"
+        );
         let paper: Override = "recipe=paper".parse().unwrap();
         paper.apply(&mut config, &mut settings);
         fit(&mut config, &mut settings, &[paper]).unwrap();
         assert_eq!(settings.recipe.hold_steps, 0, "the paper's recipe has none");
+        assert_eq!(settings.recipe.loss_steps, 1, "nor loss steps");
     }
 
     #[test]

@@ -18,10 +18,10 @@ pub fn preset(kind: TaskKind, small: bool) -> (ModelConfig, TrainSettings) {
     } else {
         full_preset(kind)
     };
-    pattern_geometry::fit(&mut config, &mut settings, &[])
-        .expect("the built-in target has cells on");
     settings.recipe = recipe_for(RecipeName::DEFAULT, &config);
     config.parametrization = settings.recipe.parametrization;
+    pattern_geometry::fit(&mut config, &mut settings, &[])
+        .expect("the built-in target has cells on");
     (config, settings)
 }
 
@@ -107,12 +107,16 @@ fn small_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
 }
 
 /// The recipe `name` for `config`: [`Recipe::named`] for its task and grid, and for the
-/// `converge` recipe of the pattern task as many hold steps as the model's steps (kept so
-/// when the steps are fitted to a target: [`pattern_geometry::fit`]).
+/// `converge` recipe of the pattern task as many hold steps as the model's steps and loss
+/// steps from its target's reach on (kept so when the steps are fitted to a target:
+/// [`pattern_geometry::fit`]).
 pub fn recipe_for(name: RecipeName, config: &ModelConfig) -> Recipe {
     let mut recipe = Recipe::named(name, config.task, (config.height, config.width));
     if recipe.holds_as_long_as_it_grows(config.task) {
         recipe.hold_steps = config.steps;
+        if let Some(reach) = config.pattern.as_ref().and_then(pattern_geometry::reach) {
+            recipe.loss_steps = pattern_geometry::loss_steps_from_reach(config.steps, reach);
+        }
     }
     recipe
 }

@@ -57,8 +57,8 @@ fn a_sample_pool_too_large_for_memory_stops_at_once() {
     let first = got.lines().nth(1).unwrap_or_default();
     assert!(
         first.starts_with(
-            "Error: training with --batch 1 on 20x20 grids for --steps 9 and 9 --hold-steps \
-             from a --pool of 1000000000000 states needs about 5.7 PB of memory"
+            "Error: training with --batch 1 on 24x24 grids for --steps 11 and 11 --hold-steps \
+             from a --pool of 1000000000000 states needs about 8.2 PB of memory"
         ),
         "{got}"
     );

@@ -40,22 +40,25 @@ fn train(dir: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
 fn the_first_line_says_the_steps_and_grid_chosen_from_the_target() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    // 32x32, the seed at (16, 16): (1, 30) is 15 rows out, the reach; 15 + 5 steps.
+    // 32x32, the seed at (16, 16): (1, 30) is 15 rows out, the reach; 15 + 8 steps, the
+    // drawing asked for from step 15 on.
     let target = image(d, 32, &[(16, 16), (1, 30)]);
     let out = train(d, &["--target", &target, "--save", "a/model.json"]).success();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert_eq!(
         stderr.lines().next().unwrap(),
-        "pattern: 20 steps (5 spare; the 16x15 drawing's farthest on cell is 15 cells from \
-         the seed) on a 42x42 grid (2x20+2: growth never meets itself across the border)"
+        "pattern: 23 steps (8 spare; the 16x15 drawing's farthest on cell is 15 cells from \
+         the seed, asked for from step 15 on) on a 48x48 grid (2x23+2: growth never meets \
+         itself across the border)"
     );
     let model: serde_json::Value =
         serde_json::from_slice(&std::fs::read(d.join("a/model.json")).unwrap()).unwrap();
     let config = &model["config"];
     assert_eq!(
         (&config["steps"], &config["height"], &config["width"]),
-        (&20.into(), &42.into(), &42.into())
+        (&23.into(), &48.into(), &48.into())
     );
+    assert_eq!(model["training"]["recipe"]["loss_steps"], 9);
 }
 
 #[test]
