@@ -359,13 +359,13 @@ mod tests {
             crate::tasks::preset(crate::model::task::TaskKind::Pattern, true);
         let without = training_run_bytes(&config, &settings).unwrap();
         settings.recipe.pool = 1000;
-        // The small pattern's 20x20 grid of 16 channels: 6,400 bits, 100 words a state.
-        assert_eq!((config.height, config.width, config.channels), (20, 20, 16));
+        // The small pattern's 24x24 grid of 16 channels: 9,216 bits, 144 words a state.
+        assert_eq!((config.height, config.width, config.channels), (24, 24, 16));
         let with = training_run_bytes(&config, &settings).unwrap();
-        assert_eq!(with - without, 1000 * 100 * 8);
+        assert_eq!(with - without, 1000 * 144 * 8);
         settings.recipe.pool = 1_000_000_000_000;
         let huge = training_run_bytes(&config, &settings);
-        assert_eq!(huge, Some(without + 800_000_000_000_000));
+        assert_eq!(huge, Some(without + 1_152_000_000_000_000));
     }
 
     #[test]

@@ -89,11 +89,11 @@ fn each_task_has_its_probes() {
     assert_eq!(
         pattern.iter().map(shape).collect::<Vec<_>>(),
         [
-            ((20, 20), 9, Measure::Grows),
-            ((40, 40), 9, Measure::Grows),
-            ((40, 40), 18, Measure::Holds),
-            ((40, 40), 36, Measure::Holds),
-            ((40, 40), 36, Measure::Regrows),
+            ((24, 24), 11, Measure::Grows),
+            ((48, 48), 11, Measure::Grows),
+            ((48, 48), 22, Measure::Holds),
+            ((48, 48), 44, Measure::Holds),
+            ((48, 48), 44, Measure::Regrows),
         ]
     );
     // The G is drawn in from the border: its own grid only.
