@@ -27,7 +27,7 @@ use crate::tasks::Override;
 /// two. The farthest cells need not be drawn by the very front of the growth, and the
 /// default recipe asks for the drawing at every state from the reach on, so the spare
 /// steps are a hold the rule learns from its first epoch: with half the reach (4 for the
-/// 16x16 glyphs) one-attempt runs of the tuning glyphs were exact 3 times in 4, with a
+/// 16x16 glyphs) one-attempt runs of the tuning glyphs were exact 3 times in 5, with a
 /// third (2) once in 8 (docs/recipes.md, "Pattern").
 fn spare_steps(reach: usize) -> usize {
     reach.div_ceil(2).max(2)
