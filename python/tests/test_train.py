@@ -124,10 +124,21 @@ def test_an_interrupt_raised_in_python_stops_the_run_too():
     assert seconds < 0.5, seconds
 
 
-def test_a_second_interrupt_stops_waiting():
+def test_a_second_interrupt_stops_waiting(monkeypatch):
+    """Ctrl-C twice: the second, once the first was taken, raises KeyboardInterrupt."""
+    taken = threading.Event()
+    say = logicars._Bar.say
+
+    def said(bar, line):
+        taken.set()
+        say(bar, line)
+
+    monkeypatch.setattr(logicars._Bar, "say", said)
+
     def twice():
         _thread.interrupt_main()
-        time.sleep(0.01)
+        # Two interrupts sent before the first is taken are one (Python keeps one flag).
+        taken.wait(10.0)
         _thread.interrupt_main()
 
     with pytest.raises(KeyboardInterrupt):
