@@ -20,6 +20,7 @@ use std::fmt;
 use crate::error::ConfigError;
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::pattern::PatternTarget;
+use crate::model::recipe::Recipe;
 use crate::model::task::TaskKind;
 use crate::tasks::Override;
 
@@ -150,12 +151,13 @@ pub fn fit(
         false => default_steps(reach),
     };
     let side = room(steps);
-    let recipe = &mut settings.recipe;
-    let default_holds = recipe.holds_as_long_as_it_grows(config.task);
-    let drawn_from = match given(changes, "loss-steps") {
-        false if default_holds => Some(reach.max(1)),
-        _ => None,
-    };
+    let drawn_from = hold_as_it_grows(
+        &mut settings.recipe,
+        config.task,
+        steps,
+        Some(reach),
+        changes,
+    );
     let geometry = Geometry {
         drawn: drawn(target),
         reach,
@@ -170,13 +172,30 @@ pub fn fit(
     config.height = side;
     config.width = side;
     config.pattern = Some(placed);
-    if default_holds && !given(changes, "hold-steps") {
+    Ok(Some(geometry))
+}
+
+/// The default recipe's hold and loss steps for a pattern grown in `steps` to a target of
+/// `reach` (when known), each unless `changes` set it: as many hold steps as it grows,
+/// and the drawing asked for from its reach on ([`loss_steps_from_reach`]). Returns the
+/// first step asked for when it set the loss steps. Other recipes and tasks are left as
+/// they are.
+pub fn hold_as_it_grows(
+    recipe: &mut Recipe,
+    task: TaskKind,
+    steps: usize,
+    reach: Option<usize>,
+    changes: &[Override],
+) -> Option<usize> {
+    if !recipe.holds_as_long_as_it_grows(task) {
+        return None;
+    }
+    if !given(changes, "hold-steps") {
         recipe.hold_steps = steps;
     }
-    if drawn_from.is_some() {
-        recipe.loss_steps = loss_steps_from_reach(steps, reach);
-    }
-    Ok(Some(geometry))
+    let reach = reach.filter(|_| !given(changes, "loss-steps"))?;
+    recipe.loss_steps = loss_steps_from_reach(steps, reach);
+    Some(reach.max(1))
 }
 
 #[cfg(test)]

@@ -106,18 +106,14 @@ fn small_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
     }
 }
 
-/// The recipe `name` for `config`: [`Recipe::named`] for its task and grid, and for the
-/// `converge` recipe of the pattern task as many hold steps as the model's steps and loss
-/// steps from its target's reach on (kept so when the steps are fitted to a target:
-/// [`pattern_geometry::fit`]).
+/// The recipe `name` for `config`: [`Recipe::named`] for its task and grid, with the
+/// pattern default's hold and loss steps for its steps and target
+/// ([`pattern_geometry::hold_as_it_grows`], applied again when the steps are fitted to a
+/// target).
 pub fn recipe_for(name: RecipeName, config: &ModelConfig) -> Recipe {
     let mut recipe = Recipe::named(name, config.task, (config.height, config.width));
-    if recipe.holds_as_long_as_it_grows(config.task) {
-        recipe.hold_steps = config.steps;
-        if let Some(reach) = config.pattern.as_ref().and_then(pattern_geometry::reach) {
-            recipe.loss_steps = pattern_geometry::loss_steps_from_reach(config.steps, reach);
-        }
-    }
+    let reach = config.pattern.as_ref().and_then(pattern_geometry::reach);
+    pattern_geometry::hold_as_it_grows(&mut recipe, config.task, config.steps, reach, &[]);
     recipe
 }
 
