@@ -268,19 +268,70 @@ impl Job<'_> {
     }
 }
 
-/// How a run ended, in words.
+/// How a run ended, in words; an attempt is named by its number in the run (which starts
+/// at `--attempt`), with the count made when there were several.
 fn verdict(outcome: &Outcome) -> String {
     let solved = outcome
         .solved_at
         .map_or("not solved".into(), |e| format!("solved at {e}"));
-    let attempt = match outcome.attempts {
-        1 => String::new(),
-        made => format!(" in attempt {} of the {made} made", outcome.attempt),
-    };
-    match (outcome.exact, outcome.exact_at) {
-        (true, Some(e)) => format!("exact at {e}{attempt} ({solved})"),
+    let (attempt, made) = (outcome.attempt, outcome.attempts);
+    let at = match outcome.exact_at {
+        Some(e) => format!("at {e}"),
         // Found exact after the last epoch: by the recipe's gate search.
-        (true, None) => format!("exact after the last epoch{attempt} ({solved})"),
-        (false, _) => format!("not exact{attempt}; the best: {solved}"),
+        None => "after the last epoch".into(),
+    };
+    match (outcome.exact, made) {
+        (true, 1) => format!("exact {at} ({solved})"),
+        (true, _) => format!("exact {at} in attempt {attempt}, the last of {made} made ({solved})"),
+        (false, 1) => format!("not exact ({solved})"),
+        (false, _) => {
+            format!("not exact after {made} attempts (the best, attempt {attempt}: {solved})")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(attempts: usize, attempt: usize, exact_at: Option<usize>) -> Outcome {
+        Outcome {
+            setting: 0,
+            seed: 100,
+            attempts,
+            attempt,
+            epochs_before: 0,
+            solved_at: exact_at.map(|e| e - 10),
+            exact_at,
+            epochs: 3500,
+            last: None,
+            fresh_accuracy: None,
+            exact: exact_at.is_some(),
+            grows: None,
+            holds: None,
+            regrows: None,
+            wall_s: 1.0,
+            search_s: None,
+            error: None,
+            search: None,
+        }
+    }
+
+    #[test]
+    fn a_verdict_names_the_attempt_by_its_number_and_counts_those_made() {
+        assert_eq!(
+            verdict(&outcome(1, 1, Some(90))),
+            "exact at 90 (solved at 80)"
+        );
+        assert_eq!(verdict(&outcome(1, 1, None)), "not exact (not solved)");
+        // Started at attempt 2 (`--attempt 2`), two made, the second exact.
+        assert_eq!(
+            verdict(&outcome(2, 3, Some(1995))),
+            "exact at 1995 in attempt 3, the last of 2 made (solved at 1985)"
+        );
+        assert_eq!(
+            verdict(&outcome(2, 2, None)),
+            "not exact after 2 attempts (the best, attempt 2: not solved)"
+        );
     }
 }
