@@ -89,8 +89,9 @@ impl Setting {
     }
 }
 
-/// What one run did: its attempts, and the one whose model it keeps.
-#[derive(Debug, Clone, PartialEq)]
+/// What one run did: its attempts, and the one whose model it keeps (the default: a run
+/// that made none, for building one field by field).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Outcome {
     /// Index of the run's setting.
     pub setting: usize,
@@ -291,23 +292,15 @@ mod tests {
     fn summaries_count_per_setting() {
         let outcome = |setting, solved_at: Option<usize>| Outcome {
             setting,
-            seed: 0,
             attempts: 1,
             attempt: 1,
-            epochs_before: 0,
             solved_at,
             exact_at: solved_at,
             epochs: 10,
-            last: None,
             fresh_accuracy: solved_at.map(|_| 1.0),
             exact: solved_at.is_some(),
-            grows: None,
-            holds: None,
-            regrows: None,
             wall_s: 1.0,
-            search_s: None,
-            error: None,
-            search: None,
+            ..Outcome::default()
         };
         let outcomes = [
             outcome(0, Some(10)),

@@ -296,24 +296,12 @@ mod tests {
 
     fn outcome(attempts: usize, attempt: usize, exact_at: Option<usize>) -> Outcome {
         Outcome {
-            setting: 0,
-            seed: 100,
             attempts,
             attempt,
-            epochs_before: 0,
             solved_at: exact_at.map(|e| e - 10),
             exact_at,
-            epochs: 3500,
-            last: None,
-            fresh_accuracy: None,
             exact: exact_at.is_some(),
-            grows: None,
-            holds: None,
-            regrows: None,
-            wall_s: 1.0,
-            search_s: None,
-            error: None,
-            search: None,
+            ..Outcome::default()
         }
     }
 
