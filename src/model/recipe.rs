@@ -206,6 +206,13 @@ pub struct Recipe {
     /// (0: never).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub stall: usize,
+    /// An attempt that is not the run's last ends before its
+    /// [give-up epoch](Self::give_up_epoch) unless its hard loss has been below this many
+    /// target bits at some epoch before:
+    /// an attempt that is still far from its target when the hold begins seldom ends
+    /// exact, and the later epochs cost the most (0: never).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub give_up: usize,
     /// States in the sample pool ([`crate::train::pool`]; growing tasks only; 0: none,
     /// every batch starts from the seed).
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -427,6 +434,7 @@ impl Recipe {
             rewire_layers: 0,
             attempts: 1,
             stall: 0,
+            give_up: 0,
             pool: 0,
             pool_reseed: 1,
             pool_damage: 0,
@@ -487,6 +495,16 @@ impl Recipe {
     /// Whether `epoch` (1-based) of `epochs` runs the hold steps.
     pub fn holds_at(&self, epoch: usize, epochs: usize) -> bool {
         self.hold_steps > 0 && epoch >= self.first_hold_epoch(epochs)
+    }
+
+    /// The epoch at which an attempt far from its target gives up ([`Self::give_up`]):
+    /// the hold's first (a rule that cannot grow its pattern will not learn to keep it),
+    /// or the run's middle when the recipe has no hold.
+    pub fn give_up_epoch(&self, epochs: usize) -> usize {
+        match self.hold_steps > 0 {
+            true => self.first_hold_epoch(epochs),
+            false => first_epoch_after(0.5, epochs),
+        }
     }
 
     /// The first epoch that runs the hold steps (when the recipe has them).

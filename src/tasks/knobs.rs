@@ -457,6 +457,16 @@ pub static KNOBS: &[Knob] = &[
         range: Range::Any,
     },
     Knob {
+        key: "give-up",
+        value_name: "BITS",
+        help: "End an attempt that is not the run's last when the hold begins (half the run \
+               without a hold) unless its hard loss has been below BITS target bits, and go \
+               on to the next: one still far from its target then seldom ends exact; 0: \
+               never [default: the recipe's]",
+        target: Target::Count(|_, s| &mut s.recipe.give_up),
+        range: Range::Any,
+    },
+    Knob {
         key: "pool",
         value_name: "STATES",
         help: "Train from a sample pool of this many states (growing tasks): each batch is \

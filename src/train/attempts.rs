@@ -29,8 +29,9 @@ use crate::train::gate_search::{search_gates, GateSearch, SearchPlan};
 use crate::train::state::Choice;
 use crate::train::trainer::{self, fresh_model, EpochMetrics, Trainer};
 
-/// Watches an attempt for a hard loss that no longer improves, so that an attempt that
-/// is going nowhere gives its time to the next. The count starts when the recipe's
+/// Watches an attempt for a hard loss that no longer improves, or that is still far from
+/// the target when the recipe's give-up epoch comes, so that an attempt that is going
+/// nowhere gives its time to the next. The stall count starts when the recipe's
 /// curriculum ends (its epochs train on other grids or rollouts) and restarts at every
 /// epoch whose hard loss is below every earlier one.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,6 +40,11 @@ pub struct StallWatch {
     limit: usize,
     /// The last epoch of the curriculum (0: none).
     counts_from: usize,
+    /// The hard loss the attempt must have been below before `give_up_before`
+    /// ([`crate::model::recipe::Recipe::give_up`]; 0: no such
+    /// bound).
+    give_up: usize,
+    give_up_before: usize,
     lowest: f64,
     /// The epoch of the lowest hard loss so far.
     lowest_at: usize,
@@ -53,6 +59,8 @@ impl StallWatch {
         let mut watch = StallWatch {
             limit: if last { 0 } else { r.stall },
             counts_from: r.curriculum_epochs(settings.epochs),
+            give_up: if last { 0 } else { r.give_up },
+            give_up_before: r.give_up_epoch(settings.epochs),
             lowest: f64::INFINITY,
             lowest_at: 0,
         };
@@ -62,14 +70,23 @@ impl StallWatch {
         watch
     }
 
-    /// Looks at the next epoch; returns whether the attempt has stalled.
-    pub fn observe(&mut self, m: &EpochMetrics) -> bool {
+    /// Looks at the next epoch; returns how the attempt ends there, if it does
+    /// ([`Ending::Stalled`] or [`Ending::GaveUp`]).
+    pub fn observe(&mut self, m: &EpochMetrics) -> Option<Ending> {
         if m.metrics.hard_loss < self.lowest {
             self.lowest = m.metrics.hard_loss;
             self.lowest_at = m.epoch;
         }
         let since = m.epoch.saturating_sub(self.lowest_at.max(self.counts_from));
-        self.limit > 0 && m.epoch > self.counts_from && since >= self.limit
+        let far = self.give_up > 0
+            && m.epoch + 1 == self.give_up_before
+            && self.lowest >= self.give_up as f64;
+        let stalled = self.limit > 0 && m.epoch > self.counts_from && since >= self.limit;
+        match (far, stalled) {
+            (true, _) => Some(Ending::GaveUp),
+            (false, true) => Some(Ending::Stalled),
+            (false, false) => None,
+        }
     }
 }
 
@@ -83,7 +100,8 @@ pub struct AttemptRecord {
     pub seed: u64,
     /// Epochs it ran.
     pub epochs: usize,
-    /// Whether it stopped early because its hard loss stalled ([`StallWatch`]).
+    /// Whether it stopped early: its hard loss stalled, or was not yet below the
+    /// give-up bound ([`StallWatch`]).
     pub stalled: bool,
     /// The first epoch that solved the task (its batch right).
     pub solved_at: Option<usize>,
@@ -154,6 +172,10 @@ pub enum Ending {
     Exact,
     /// Its hard loss stalled ([`StallWatch`]).
     Stalled,
+    /// Its hard loss had not yet been below the recipe's give-up bound when the hold
+    /// began ([`StallWatch`]): the attempt is finished without its gate search, which
+    /// finishes models a few bits from their target, not models this far.
+    GaveUp,
     /// Its observer asked the run to stop (a user's interrupt): the attempt is finished
     /// without its gate search, and the run makes no other.
     Stopped,
@@ -182,7 +204,7 @@ pub fn finish_attempt(
     drop(trainer);
     let searching = Instant::now();
     let search = match ending {
-        Ending::Stopped => None,
+        Ending::Stopped | Ending::GaveUp => None,
         _ => search_gates(&mut kept, SearchPlan::of(&settings.recipe), searched),
     };
     let search_s = search.map(|_| searching.elapsed().as_secs_f64());
@@ -191,7 +213,7 @@ pub fn finish_attempt(
         attempt: settings.attempt,
         seed: settings.attempt_seed(),
         epochs: history.last().map_or(0, |m| m.epoch),
-        stalled: ending == Ending::Stalled,
+        stalled: matches!(ending, Ending::Stalled | Ending::GaveUp),
         solved_at: watch.solved_at(),
         exact_at: watch.exact_at(),
         exact: fresh.as_ref().is_some_and(|f| f.exact()),
@@ -328,8 +350,8 @@ fn one_attempt(
             ending = Ending::Stopped;
         } else if exact.observe(trainer, m) && stop_when_exact {
             ending = Ending::Exact;
-        } else if stall.observe(m) {
-            ending = Ending::Stalled;
+        } else if let Some(early) = stall.observe(m) {
+            ending = early;
         }
         match ending {
             Ending::Finished => ControlFlow::Continue(()),
@@ -439,7 +461,7 @@ mod tests {
         let stalled: Vec<bool> = losses
             .iter()
             .enumerate()
-            .map(|(i, &l)| watch.observe(&epoch(i + 1, l)))
+            .map(|(i, &l)| watch.observe(&epoch(i + 1, l)).is_some())
             .collect();
         // Lowest at 2 (5.0; the equal 5.0 at 4 is no new lowest), stalled at 5; lowest
         // again at 6, stalled at 9 (past the end here).
@@ -448,10 +470,41 @@ mod tests {
         // Rebuilt from a history, it stands where the watch that saw it stands.
         let history: Vec<EpochMetrics> = (0..4).map(|i| epoch(i + 1, losses[i])).collect();
         let mut rebuilt = StallWatch::new(&s, &history);
-        assert!(rebuilt.observe(&epoch(5, 7.0)));
+        assert_eq!(rebuilt.observe(&epoch(5, 7.0)), Some(Ending::Stalled));
         // The last attempt is never stopped.
         let mut last = StallWatch::new(&s.for_attempt(2), &[]);
-        assert!((1..50).all(|e| !last.observe(&epoch(e, 9.0))));
+        assert!((1..50).all(|e| last.observe(&epoch(e, 9.0)).is_none()));
+    }
+
+    #[test]
+    fn an_attempt_gives_up_before_the_hold_when_never_below_its_bound() {
+        let (_, mut s) = preset(TaskKind::Pattern, true);
+        s.recipe.attempts = 2;
+        s.recipe.give_up = 3;
+        s.epochs = 100;
+        // The pattern's hold begins at epoch 51: the watch decides after epoch 50.
+        assert_eq!(s.recipe.give_up_epoch(s.epochs), 51);
+        let ends = |losses: &dyn Fn(usize) -> f64, s: &TrainSettings| {
+            let mut watch = StallWatch::new(s, &[]);
+            (1..=100).find(|&e| watch.observe(&epoch(e, losses(e))).is_some())
+        };
+        // Never below 3 bits: it ends after epoch 50, and not before.
+        assert_eq!(ends(&|_| 3.0, &s), Some(50));
+        let mut watch = StallWatch::new(&s, &[]);
+        let ending = |e| (e == 50).then_some(Ending::GaveUp);
+        assert!((1..=50).all(|e| watch.observe(&epoch(e, 3.0)) == ending(e)));
+        // Below 3 bits once, at epoch 20, however high later: it goes on.
+        assert_eq!(ends(&|e| if e == 20 { 2.0 } else { 40.0 }, &s), None);
+        // Below 3 bits only from epoch 51 on is too late.
+        assert_eq!(ends(&|e| if e > 50 { 0.0 } else { 9.0 }, &s), Some(50));
+        // The last attempt never gives up, nor does a recipe without the bound.
+        assert_eq!(ends(&|_| 9.0, &s.for_attempt(2)), None);
+        s.recipe.give_up = 0;
+        assert_eq!(ends(&|_| 9.0, &s), None);
+        // Without a hold, the watch decides at half the run.
+        let (_, mut g) = preset(TaskKind::Gol, true);
+        (g.recipe.attempts, g.recipe.give_up, g.epochs) = (2, 1, 10);
+        assert_eq!(ends(&|_| 5.0, &g), Some(5));
     }
 
     #[test]
@@ -462,7 +515,7 @@ mod tests {
         s.epochs = 100;
         // The checkerboard's curriculum is the first 40% of the run.
         let mut watch = StallWatch::new(&s, &[]);
-        let first_stall = (1..=100).find(|&e| watch.observe(&epoch(e, 10.0)));
+        let first_stall = (1..=100).find(|&e| watch.observe(&epoch(e, 10.0)).is_some());
         assert_eq!(first_stall, Some(45));
     }
 

@@ -196,6 +196,18 @@ fn recipe(r: &Recipe) -> String {
     if r.rewire_layers > 0 {
         changes.push(format!("rewiring the last {} layers", r.rewire_layers));
     }
+    changes.extend(attempt_changes(r));
+    match (changes.is_empty(), r.name) {
+        (true, RecipeName::Paper) => "paper".to_string(),
+        (true, name) => format!("{} (the paper's settings)", name.name()),
+        (false, name) => format!("{}: {}", name.name(), changes.join(", ")),
+    }
+}
+
+/// How a recipe's attempts leave the paper's single one: their number, and when one
+/// ends early.
+fn attempt_changes(r: &Recipe) -> Vec<String> {
+    let mut changes = Vec::new();
     if r.attempts > 1 {
         changes.push(format!("up to {} attempts", r.attempts));
     }
@@ -205,11 +217,17 @@ fn recipe(r: &Recipe) -> String {
             r.stall
         ));
     }
-    match (changes.is_empty(), r.name) {
-        (true, RecipeName::Paper) => "paper".to_string(),
-        (true, name) => format!("{} (the paper's settings)", name.name()),
-        (false, name) => format!("{}: {}", name.name(), changes.join(", ")),
+    if r.give_up > 0 {
+        let when = match r.hold_steps > 0 {
+            true => "when the hold begins",
+            false => "at half the run",
+        };
+        changes.push(format!(
+            "an attempt not yet below {} bits {when} gives up",
+            r.give_up
+        ));
     }
+    changes
 }
 
 /// Layer widths with runs folded, e.g. `256x10,128,64`.

@@ -431,6 +431,34 @@ fn attempts_are_checked_before_training() {
     ]);
 }
 
+/// An attempt far from its pattern when the hold begins gives its time to the next: it
+/// stops there, without the gate search, and the run says why.
+#[test]
+fn an_attempt_far_from_its_target_gives_up_when_the_hold_begins() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/patterns/tuning/k-16.png");
+    let out = logicars()
+        .args(["train", "pattern", "--small", "--target"])
+        .arg(&target)
+        .args(["--epochs", "4", "--attempts", "2", "--give-up", "1"])
+        .args(["--no-artefacts", "--threads", "1", "--save"])
+        .arg(dir.path().join("m/model.json"))
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    // The small pattern holds from epoch 3 of 4; four epochs draw no 16x16 glyph.
+    assert!(
+        stderr.contains(
+            "attempt 1 of 2: stopped at epoch 2: its hard loss was never below 1 bits \
+             (--give-up), so no gate search"
+        ),
+        "{stderr}"
+    );
+    // The last attempt never gives up: it runs its four epochs.
+    assert!(stdout.contains("2 of 2 (6 epochs in all)"), "{stdout}");
+}
+
 /// The default checkerboard recipe chooses among 4 starts at its curriculum's end.
 #[test]
 fn starts_without_a_curriculum_are_a_one_line_error() {

@@ -200,7 +200,7 @@ fn print_attempts(attempts: &[AttemptRecord], best: &AttemptRecord, last: &Train
         best.attempt
     );
     for a in attempts.iter().filter(|a| a.attempt != best.attempt) {
-        let stalled = if a.stalled { ", stalled" } else { "" };
+        let stalled = if a.stalled { ", ended early" } else { "" };
         println!(
             "              attempt {} (seed {}): {} epochs{stalled}, {:.2}% of the fresh check",
             a.attempt,

@@ -277,8 +277,7 @@ impl Session {
             // Checked before the checkpoint, which carries the check to a resumed run.
             ending = match until_exact && watch.observe(trainer, m) {
                 true => Ending::Exact,
-                false if stall.observe(m) => Ending::Stalled,
-                false => Ending::Finished,
+                false => stall.observe(m).unwrap_or(Ending::Finished),
             };
             let over = ending != Ending::Finished;
             let mut step = progress.record(m);
@@ -335,17 +334,24 @@ impl Session {
         )
     }
 
-    /// Says that the attempt stopped for a stalled hard loss, when it did.
+    /// Says that the attempt stopped for a stalled hard loss, or gave up far from its
+    /// target, when it did.
     fn note_stall(&self, stopped: &Stop) {
-        if !matches!(stopped, Stop::Ended(Ending::Stalled)) {
-            return;
-        }
         let s = self.trainer.settings();
+        let why = match stopped {
+            Stop::Ended(Ending::Stalled) => {
+                format!("no new lowest hard loss for {} epochs", s.recipe.stall)
+            }
+            Stop::Ended(Ending::GaveUp) => format!(
+                "its hard loss was never below {} bits (--give-up), so no gate search",
+                s.recipe.give_up
+            ),
+            _ => return,
+        };
         eprintln!(
-            "{}stopped at epoch {}: no new lowest hard loss for {} epochs",
+            "{}stopped at epoch {}: {why}",
             attempt_label(s, self.attempts.len()).unwrap_or_default(),
             self.trainer.epochs_done(),
-            s.recipe.stall
         );
     }
 
