@@ -177,6 +177,15 @@ impl Manifest {
             file_safe(&self.sweep.settings[setting])
         ))
     }
+
+    /// The file of run `(setting, seed)`'s per-epoch log in `dir`, every attempt's
+    /// (`--save-models`).
+    pub fn log_path(&self, dir: &Path, setting: usize, seed: u64) -> PathBuf {
+        dir.join("runs").join(format!(
+            "{}-seed{seed}.metrics.csv",
+            file_safe(&self.sweep.settings[setting])
+        ))
+    }
 }
 
 /// A setting's label as part of a file name: spaces and path separators become `_`.

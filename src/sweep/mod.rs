@@ -26,13 +26,12 @@ use crate::error::ConfigError;
 #[cfg(doc)]
 use crate::evaluate::fresh_check;
 use crate::model::config::{ModelConfig, TrainSettings};
-use crate::model::network::Model;
 use crate::model::pattern::PatternTarget;
 use crate::model::task::TaskKind;
 use crate::tasks::{pattern_geometry, preset, use_target, Override};
 #[cfg(doc)]
 use crate::train;
-use crate::train::attempts::run_attempts;
+use crate::train::attempts::{run_attempts, AttemptsRun};
 #[cfg(doc)]
 use crate::train::{search_gates, ExactWatch, Keep};
 use crate::train::{GateSearch, Metrics};
@@ -136,14 +135,15 @@ pub struct Outcome {
 /// Trains `task` (`small` preset) with `setting` from `seed`, attempt after attempt
 /// ([`run_attempts`]); each attempt stops at the first epoch whose kept model is exact
 /// ([`ExactWatch`]) when `stop_when_exact`, and runs the recipe's [`search_gates`] on its
-/// kept model. Returns what the run did and the model it keeps.
+/// kept model. Returns what the run did, and its attempts (their records, with each
+/// epoch's metrics, and the model it keeps).
 pub fn run(
     task: TaskKind,
     small: bool,
     setting: &Setting,
     seed: u64,
     stop_when_exact: bool,
-) -> Result<(Outcome, Model), ConfigError> {
+) -> Result<(Outcome, AttemptsRun), ConfigError> {
     let start = Instant::now();
     let (config, settings) = setting.apply(task, small, seed);
     let run = run_attempts(&config, &settings, stop_when_exact, 1, |_, _| {
@@ -176,7 +176,7 @@ pub fn run(
         error: run.error.as_ref().map(|e| e.to_string()),
         search: kept.search,
     };
-    Ok((outcome, run.kept))
+    Ok((outcome, run))
 }
 
 impl Outcome {

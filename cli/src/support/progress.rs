@@ -86,6 +86,18 @@ fn log_row(attempt: Option<usize>, m: &EpochMetrics) -> Result<Vec<u8>> {
     Ok(row.into_inner().map_err(|e| e.into_error())?)
 }
 
+/// The log of a run's finished attempts, as a run that may make several writes it (an
+/// `attempt` column): a sweep's runs keep theirs beside their rows.
+pub fn attempts_log(records: &[AttemptRecord]) -> Result<Vec<u8>> {
+    let mut text = ATTEMPTS_LOG_HEADER.to_vec();
+    for a in records {
+        for m in &a.history {
+            text.extend(log_row(Some(a.attempt), m)?);
+        }
+    }
+    Ok(text)
+}
+
 impl Progress {
     /// Starts the log over with the rows of the epochs already run (those of the
     /// `finished` attempts, then `history`, the training attempt's; written whole), then

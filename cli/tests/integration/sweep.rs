@@ -333,6 +333,66 @@ fn a_pattern_sweep_grows_its_target_and_keeps_it() {
     assert!(stderr.contains("it differs in --target"), "{stderr}");
 }
 
+/// `--save-models` keeps each run's model and its log, every epoch of every attempt, beside
+/// its row; the rows alone are read back as the sweep's.
+#[test]
+fn saved_runs_keep_their_model_and_every_attempts_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut img = image::GrayImage::from_pixel(8, 8, image::Luma([255]));
+    img.put_pixel(4, 3, image::Luma([0]));
+    img.put_pixel(2, 2, image::Luma([0]));
+    img.save(d.join("t.png")).unwrap();
+    Command::cargo_bin("logicars")
+        .unwrap()
+        .args([
+            "sweep",
+            "pattern",
+            "--small",
+            "--seeds",
+            "0",
+            "--save-models",
+        ])
+        .args([
+            "--set",
+            "epochs=4",
+            "--set",
+            "attempts=2",
+            "--set",
+            "give-up=1",
+        ])
+        .arg("--target")
+        .arg(d.join("t.png"))
+        .arg("--out")
+        .arg(d.join("s"))
+        .assert()
+        .success();
+    let stem = d.join("s/runs/epochs=4_attempts=2_give-up=1-seed0");
+    let log = std::fs::read_to_string(stem.with_extension("metrics.csv")).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines[0], "attempt,epoch,soft_loss,hard_loss,accuracy");
+    // The first attempt gives up when the hold begins (epoch 3 of 4), the last runs all 4.
+    let epochs: Vec<(&str, &str)> = lines[1..]
+        .iter()
+        .map(|l| {
+            let mut cells = l.split(',');
+            (cells.next().unwrap(), cells.next().unwrap())
+        })
+        .collect();
+    let expected = [
+        ("1", "1"),
+        ("1", "2"),
+        ("2", "1"),
+        ("2", "2"),
+        ("2", "3"),
+        ("2", "4"),
+    ];
+    assert_eq!(epochs, expected, "{log}");
+    assert!(stem.with_extension("model.json").exists());
+    let runs = std::fs::read_to_string(d.join("s/runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 2, "header and the one run: {runs}");
+}
+
 #[test]
 fn a_target_is_for_pattern_sweeps_only() {
     let dir = tempfile::tempdir().unwrap();

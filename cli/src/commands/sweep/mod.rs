@@ -80,7 +80,8 @@ pub struct PlanArgs {
     /// pieces [default: the whole plan, then its tables].
     #[arg(long, value_name = "I/N", requires = "out", conflicts_with = "emit")]
     pub shard: Option<Shard>,
-    /// Also save each run's kept model beside its row (runs/<setting>-seed<S>.model.json).
+    /// Also save each run's kept model beside its row (runs/<setting>-seed<S>.model.json),
+    /// and its log, every epoch of every attempt (runs/<setting>-seed<S>.metrics.csv).
     #[arg(long)]
     pub save_models: bool,
     /// pattern: the target image every run grows, read as `train pattern --target` reads

@@ -6,6 +6,7 @@ use std::sync::Mutex;
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use logicars::io::atomic::write_atomically;
 use logicars::io::{model_file, pattern_image};
 use logicars::model::task::TaskKind;
 use logicars::sweep::manifest::Manifest;
@@ -19,6 +20,7 @@ use rayon::prelude::*;
 use super::exit::{misconfigured, store_error};
 use super::plan::{self, setting_count, settings};
 use super::{emit, merge, scheduler_values, PlanArgs};
+use crate::support::progress::attempts_log;
 use crate::support::resources::{ensure_memory, thread_pool};
 
 /// The sweep's folder: `--out`, or one named after the task.
@@ -245,17 +247,18 @@ impl Job<'_> {
     /// Trains one run, writes its row (and model), and says how it went.
     fn run_one(&self, s: usize, seed: u64) -> Result<String> {
         let setting = &self.settings[s];
-        let (outcome, model) =
-            sweep::run(self.task, self.args.small, setting, seed, !self.args.full).with_context(
-                || format!("setting {} seed {seed}: building a model", setting.label),
-            )?;
+        let (outcome, run) = sweep::run(self.task, self.args.small, setting, seed, !self.args.full)
+            .with_context(|| format!("setting {} seed {seed}: building a model", setting.label))?;
         let outcome = Outcome {
             setting: s,
             ..outcome
         };
         if self.args.save_models {
             let path = self.manifest.model_path(self.dir, s, seed);
-            model_file::save(&model, &path)?;
+            model_file::save(&run.kept, &path)?;
+            let log = self.manifest.log_path(self.dir, s, seed);
+            write_atomically(&log, &attempts_log(&run.records)?)
+                .with_context(|| format!("writing log {}", log.display()))?;
         }
         let host = gethostname::gethostname().to_string_lossy().into_owned();
         Row::new(self.manifest, &outcome, host, self.threads)
