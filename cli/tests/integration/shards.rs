@@ -67,8 +67,9 @@ fn a_shard_run_again_gives_the_same_rows_and_runs_nothing() {
     sweep(dir.path(), &["--shard", "1/3", "--save-models"]);
     let first = rows(dir.path());
     assert_eq!(first.len(), 2, "plan entries 1 and 4 of 7");
-    // The kept model of each run is beside its row, and `eval` reads it.
+    // The kept model of each run is beside its row with its log, and `eval` reads it.
     let model = dir.path().join("runs/epochs=50-seed4.model.json");
+    assert!(dir.path().join("runs/epochs=50-seed4.metrics.csv").exists());
     let eval = logicars()
         .args(["eval", "--model"])
         .arg(&model)

@@ -102,7 +102,8 @@ pub fn rows(dir: &Path) -> Vec<(String, serde_json::Value)> {
         .map(|e| e.unwrap().path())
         .filter(|p| {
             let name = p.file_name().unwrap().to_string_lossy();
-            !name.starts_with('.') && !name.ends_with(".model.json")
+            // Rows only: not the saved models and logs, nor a row being written.
+            !name.starts_with('.') && name.ends_with(".json") && !name.ends_with(".model.json")
         })
         .map(|p| {
             let mut row: serde_json::Value =
