@@ -11,10 +11,12 @@ pub mod objective;
 pub mod optimizer;
 pub mod pool;
 pub mod starts;
+pub mod stall_watch;
 pub mod state;
 pub mod trainer;
 
-pub use attempts::{attempt_seed, best_attempt, AttemptRecord, StallWatch};
+pub use attempts::{attempt_seed, best_attempt, AttemptRecord};
+pub use stall_watch::StallWatch;
 pub use best::{BestModel, Keep};
 pub use error::TrainError;
 pub use exact_watch::{ExactWatch, EXACT_CHECK_GAP};
