@@ -151,5 +151,4 @@ mod tests {
         let first_stall = (1..=100).find(|&e| watch.observe(&epoch(e, 10.0)).is_some());
         assert_eq!(first_stall, Some(45));
     }
-
 }
