@@ -4,15 +4,16 @@ use crate::automaton::grid::Grids;
 use crate::automaton::hard::HardRollout;
 use crate::automaton::soft::state_index;
 
-/// Soft loss `sum (s - y)^2` over lanes and target channels, summed in lane order in
-/// f64, with its gradient `2 (s - y)` written into `grads` (tile-blocked, zero elsewhere).
-/// A NaN target is not known (a neighbourhood a recording never showed): it adds
-/// nothing and its gradient is 0.
+/// Soft loss `sum w (s - y)^2` over lanes and target channels, summed in lane order in
+/// f64, with its gradient `2 w (s - y)` written into `grads` (tile-blocked, zero
+/// elsewhere); `w` is `on_weight` where the target is 1, else 1 (so 1 gives the
+/// notebook's loss, bit for bit). A NaN target is not known (a neighbourhood a recording
+/// never showed): it adds nothing and its gradient is 0.
 pub fn soft_loss(
     state: &[f32],
     channels: usize,
     target_channels: &[usize],
-    target: &Grids,
+    (target, on_weight): (&Grids, f32),
     grads: &mut [f32],
 ) -> f64 {
     grads.fill(0.0);
@@ -26,8 +27,9 @@ pub fn soft_loss(
                 continue;
             }
             let diff = state[i] - want;
-            loss += (diff as f64) * (diff as f64);
-            grads[i] = 2.0 * diff;
+            let weight = if want == 1.0 { on_weight } else { 1.0 };
+            loss += f64::from(weight) * f64::from(diff) * f64::from(diff);
+            grads[i] = 2.0 * weight * diff;
         }
     }
     loss
@@ -159,6 +161,22 @@ mod tests {
         assert!(grads[state_index(channels, 1, 0)] == 0.0);
     }
 
+    /// An on target bit's squared error and gradient count `on_weight` times, an off
+    /// bit's once: (0.25 - 1)^2 = 0.5625 three times, and (0.75 - 0)^2 = 0.5625 once.
+    #[test]
+    fn on_bits_count_their_weight() {
+        let mut target = Grids::zeros(1, 1, 2, 1);
+        target.values = vec![1.0, 0.0];
+        let mut state = vec![0.0f32; TILE];
+        state[state_index(1, 0, 0)] = 0.25;
+        state[state_index(1, 0, 1)] = 0.75;
+        let mut grads = vec![f32::NAN; state.len()];
+        let loss = soft_loss(&state, 1, &[0], (&target, 3.0), &mut grads);
+        assert_eq!(loss, 4.0 * 0.5625);
+        assert_eq!(grads[state_index(1, 0, 0)], 3.0 * -1.5);
+        assert_eq!(grads[state_index(1, 0, 1)], 1.5);
+    }
+
     /// A cell whose target is not known (NaN) adds no loss, gets no gradient and is
     /// neither right nor wrong; the share right is of the known bits.
     #[test]
@@ -169,7 +187,7 @@ mod tests {
         state[state_index(1, 0, 0)] = 0.25;
         state[state_index(1, 0, 1)] = 0.75;
         let mut grads = vec![f32::NAN; state.len()];
-        let loss = soft_loss(&state, 1, &[0], &target, &mut grads);
+        let loss = soft_loss(&state, 1, &[0], (&target, 1.0), &mut grads);
         assert_eq!(loss, 0.5625, "only lane 0: (0.25 - 1)^2");
         assert_eq!(grads[state_index(1, 0, 0)], -1.5);
         assert_eq!(grads[state_index(1, 0, 1)], 0.0);

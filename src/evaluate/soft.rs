@@ -18,6 +18,8 @@ pub struct SoftScoring<'a> {
     pub config: &'a ModelConfig,
     pub circuit: &'a Circuit,
     pub coefs: &'a [[f32; 4]],
+    /// Weight of the target's on bits in the loss ([`soft_loss`]; 1: the notebook's).
+    pub on_weight: f32,
 }
 
 impl SoftScoring<'_> {
@@ -45,20 +47,22 @@ impl SoftScoring<'_> {
             soft.final_state(),
             channels,
             targets,
-            target,
+            (target, self.on_weight),
             &mut loss_grads[0],
         );
         for (j, grads) in loss_grads.iter_mut().enumerate().skip(1) {
             let step = soft.steps() - j;
             let target = tasks::target(config, init, step);
-            loss += soft_loss(soft.state(step), channels, targets, &target, grads);
+            let target = (&target, self.on_weight);
+            loss += soft_loss(soft.state(step), channels, targets, target, grads);
         }
         loss
     }
 }
 
 /// The soft loss of `model` (compiled to `circuit`) rolled out `steps` steps from `init`
-/// against `target`, with its plain soft gates; only the latest states are kept.
+/// against `target`, with its plain soft gates and the notebook's loss; only the latest
+/// states are kept.
 pub fn soft_loss_of(
     model: &Model,
     circuit: &Circuit,
@@ -80,6 +84,7 @@ pub fn soft_loss_of(
         config,
         circuit,
         coefs,
+        on_weight: 1.0,
     };
     scoring.loss(
         &mut soft,

@@ -173,6 +173,12 @@ pub struct Recipe {
     /// is still in every channel is kept for good.
     #[serde(default)]
     pub stillness: f32,
+    /// Weight of the target's on bits in the soft loss: the squared error of a bit the
+    /// target wants on counts this many times (1: the notebook's loss). A drawing with
+    /// few cells on, on a grid with room around it, is mostly off bits; the squared loss
+    /// then pays a rule that leaves every cell off, and large drawings can stay there.
+    #[serde(default = "unit")]
+    pub on_weight: f32,
     /// Draw the asynchronous fire masks per grid of the batch, not one draw the grids
     /// share (the notebook's, which trains with one grid), so that a batch of several
     /// grids trains under several masks.
@@ -427,6 +433,7 @@ impl Recipe {
             hold_steps: 0,
             hold_from: 0.0,
             stillness: 0.0,
+            on_weight: unit(),
             per_grid_masks: false,
             unit_states: false,
             search_circuits: 0,

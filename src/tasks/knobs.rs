@@ -309,6 +309,15 @@ pub static KNOBS: &[Knob] = &[
         range: Range::AtLeastZero,
     },
     Knob {
+        key: "on-weight",
+        value_name: "WEIGHT",
+        help: "Count the squared error of every bit the target wants on WEIGHT times in \
+               the soft loss, so that leaving every cell off pays less on a drawing that \
+               is mostly empty [default: the recipe's, 1]",
+        target: Target::Number(|_, s| &mut s.recipe.on_weight),
+        range: Range::AboveZero,
+    },
+    Knob {
         key: "per-grid-masks",
         value_name: "PER_GRID",
         help: "Draw the asynchronous fire masks per grid of the batch, true or false, \

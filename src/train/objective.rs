@@ -75,6 +75,8 @@ pub struct Objective {
     /// Weight of the hidden channels' stillness between consecutive loss states (0:
     /// none; [`Objective::set_stillness`]).
     stillness: f32,
+    /// Weight of the target's on bits in the soft loss ([`Objective::set_on_weight`]).
+    on_weight: f32,
     /// `loss_grads[j]`: the loss's gradient on the state after step `steps - j`.
     loss_grads: Vec<Vec<f32>>,
     coef_grads: Vec<[f64; 4]>,
@@ -110,6 +112,7 @@ impl Objective {
             forward: Forward::Soft,
             loss_steps: 1,
             stillness: 0.0,
+            on_weight: 1.0,
             hard_also_at: None,
             loss_grads: vec![vec![0.0; soft.final_state().len()]],
             coef_grads: vec![[0.0; 4]; gates],
@@ -182,6 +185,13 @@ impl Objective {
     /// told otherwise), so that a held target is held by a state that stays.
     pub fn set_stillness(&mut self, weight: f32) {
         self.stillness = weight;
+    }
+
+    /// Counts the squared error of each bit the target wants on `weight` times in the
+    /// soft loss (1, the notebook's loss, unless told otherwise); the hard loss still
+    /// counts wrong bits.
+    pub fn set_on_weight(&mut self, weight: f32) {
+        self.on_weight = weight;
     }
 
     /// Scores `logits` on one batch. With [`Gradient::Compute`] and a finite soft loss,
@@ -265,6 +275,7 @@ impl Objective {
             config: &model.config,
             circuit: &self.circuit,
             coefs: &self.params.coefs,
+            on_weight: self.on_weight,
         };
         let soft = &mut self.soft;
         let loss = scoring.loss(soft, init, target, masks, after_step, &mut self.loss_grads);

@@ -180,6 +180,42 @@ fn stillness_has_the_gradient_of_finite_differences() {
     check_with(&model, still(1e4));
 }
 
+/// Weighting the target's on bits raises the loss of a target with bits on, moves the
+/// gradient, and keeps it that of finite differences over two loss states.
+#[test]
+fn weighted_on_bits_have_the_gradient_of_finite_differences() {
+    let (model, init, target) = tiny_case(tiny_config(3, None, true), 19);
+    let (init, target) = (&init, &target);
+    let weighted = |weight: f32, loss_steps: usize| {
+        move |model: &Model| {
+            let shape = (init.height, init.width);
+            let memory = ActivationMemory::Recompute;
+            let mut objective = Objective::new(model, init.batch, shape, 3, memory);
+            objective.set_loss_steps(loss_steps);
+            objective.set_on_weight(weight);
+            let metrics = objective.run(model, init, target, None, Gradient::Compute);
+            (metrics.soft_loss, objective.logit_grads().to_vec())
+        }
+    };
+    let (plain, plain_grads) = weighted(1.0, 1)(&model);
+    let memory = ActivationMemory::Recompute;
+    let (notebook, _) = loss_and_gradient(&model, init, target, None, memory);
+    assert_eq!(
+        plain.to_bits(),
+        notebook.to_bits(),
+        "weight 1 is the notebook's loss"
+    );
+    let (heavier, heavier_grads) = weighted(2.0, 1)(&model);
+    assert!(heavier > plain, "on bits weigh more: {heavier} vs {plain}");
+    let moved = plain_grads
+        .iter()
+        .flatten()
+        .zip(heavier_grads.iter().flatten());
+    let change = moved.map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+    assert!(change > 0.05, "the weight moves the gradient: {change}");
+    check_with(&model, weighted(2.0, 2));
+}
+
 #[test]
 fn sharpened_gates_have_the_gradient_of_finite_differences() {
     for parametrization in [Parametrization::Softmax, Parametrization::InputWise] {

@@ -68,6 +68,7 @@ pub(super) fn new_objective(
     let mut objective = Objective::new(model, settings.batch, shape, steps, memory);
     objective.set_loss_steps(settings.loss_states(hold));
     objective.set_stillness(settings.recipe.stillness);
+    objective.set_on_weight(settings.recipe.on_weight);
     objective.keep_states_in_unit(settings.recipe.unit_states);
     let holding = hold && settings.recipe.hold_steps > 0;
     objective.score_hard_also_at(holding.then_some(config.steps));
