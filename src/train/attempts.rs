@@ -16,6 +16,7 @@ use std::ops::ControlFlow;
 use std::time::Instant;
 
 pub use crate::model::config::attempt_seed;
+pub use crate::train::ending::Ending;
 
 use crate::error::ConfigError;
 use crate::evaluate::fresh::{FreshCheck, Measure};
@@ -101,24 +102,6 @@ pub fn best_attempt(records: &[AttemptRecord]) -> Option<usize> {
 pub fn another_attempt(settings: &TrainSettings, records: &[AttemptRecord]) -> bool {
     let last = records.last().map_or(settings.attempt, |r| r.attempt);
     !records.iter().any(|r| r.exact) && (records.is_empty() || last < settings.last_attempt())
-}
-
-/// How an attempt's epochs ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
-    /// Every epoch ran.
-    Finished,
-    /// Its kept model was found exact ([`ExactWatch`]).
-    Exact,
-    /// Its hard loss stalled ([`StallWatch`]).
-    Stalled,
-    /// Its hard loss had not yet been below the recipe's give-up bound when the hold
-    /// began ([`StallWatch`]): the attempt is finished without its gate search, which
-    /// finishes models a few bits from their target, not models this far.
-    GaveUp,
-    /// Its observer asked the run to stop (a user's interrupt): the attempt is finished
-    /// without its gate search, and the run makes no other.
-    Stopped,
 }
 
 /// Ends an attempt whose epochs are over: runs the recipe's gate search on the model it

@@ -3,6 +3,7 @@
 
 pub mod attempts;
 pub mod best;
+pub mod ending;
 pub mod error;
 pub mod exact_watch;
 pub mod gate_search;
@@ -17,6 +18,7 @@ pub mod trainer;
 
 pub use attempts::{attempt_seed, best_attempt, AttemptRecord};
 pub use best::{BestModel, Keep};
+pub use ending::Ending;
 pub use error::TrainError;
 pub use exact_watch::{ExactWatch, EXACT_CHECK_GAP};
 pub use gate_search::{search_gates, GateSearch, SearchPlan};

@@ -3,7 +3,7 @@
 //! attempt, which is more likely to be exact than the rest of this one.
 
 use crate::model::config::TrainSettings;
-use crate::train::attempts::Ending;
+use crate::train::ending::Ending;
 use crate::train::trainer::EpochMetrics;
 
 /// Watches an attempt for a hard loss that no longer improves, or that is still far from
