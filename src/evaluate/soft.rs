@@ -8,6 +8,7 @@ use crate::automaton::soft::{ActivationMemory, SoftRollout};
 use crate::evaluate::loss::soft_loss;
 use crate::kernels::parameters::{Forward, SoftParams};
 use crate::kernels::soft::TILE;
+use crate::kernels::subnormals::Flushing;
 use crate::model::circuit::Circuit;
 use crate::model::config::ModelConfig;
 use crate::model::network::Model;
@@ -71,6 +72,7 @@ pub fn soft_loss_of(
     masks: Option<&FireMasks>,
     after_step: &mut dyn FnMut(usize),
 ) -> f64 {
+    let _flushing = Flushing::begin();
     let config = &model.config;
     let geometry = Geometry::new(init.batch, init.height, init.width, config.periodic, TILE);
     let gates = model.gate_count();

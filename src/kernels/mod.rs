@@ -6,4 +6,5 @@ pub mod parameters;
 pub mod plan;
 pub mod simd;
 pub mod soft;
+pub mod subnormals;
 pub mod table;

@@ -23,6 +23,7 @@ use crate::evaluate::loss::wrong_bits_gradient;
 use crate::kernels::parameters::{Forward, SoftParams};
 use crate::kernels::plan::BackwardPlan;
 use crate::kernels::soft::TILE;
+use crate::kernels::subnormals::Flushing;
 use crate::model::circuit::{Circuit, GateOrder};
 use crate::model::gates::{NUM_OPS, OPS};
 use crate::model::network::Model;
@@ -124,6 +125,7 @@ fn backward_from_wrong_bits(
     (circuit, geometry): (&Circuit, Geometry),
     wires: &WireTap,
 ) -> Vec<[f64; 4]> {
+    let _flushing = Flushing::begin();
     let c = &model.config;
     let gates = model.gate_count();
     let steps = probe.scored * probe.steps;

@@ -7,6 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::automaton::grid::Grids;
 use crate::automaton::masks::FireMasks;
 use crate::kernels::parameters::Forward;
+use crate::kernels::subnormals::Flushing;
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::gates::NUM_OPS;
 use crate::model::parametrization::Parametrization;
@@ -75,6 +76,7 @@ impl Trainer {
     /// the curriculum's smaller grids, drawn after the task's own batch, on which the
     /// hard circuit is scored: the hard loss and accuracy are always at the task's size.
     pub fn epoch(&mut self, epoch: usize) -> Result<EpochMetrics, TrainError> {
+        let _flushing = Flushing::begin();
         let metrics = if self.rivals.is_empty() {
             self.start_epoch(epoch)?
         } else {
