@@ -64,6 +64,9 @@ fn measured(task: TaskKind, size: &RolloutSize) -> (u64, u64) {
 /// One test, so that no other test's allocations land in the counts.
 #[test]
 fn estimates_are_close_to_what_rollouts_allocate() {
+    // The pool's threads set to flush subnormals before any run is measured, so that
+    // whichever run comes first does not count that start-up.
+    drop(logicars::kernels::subnormals::Flushing::begin());
     objectives_allocate_about_their_estimate();
     hard_rollouts_allocate_about_their_estimate();
     other_starts_allocate_about_their_estimate();
@@ -90,7 +93,10 @@ fn other_starts_allocate_about_their_estimate() {
     // Once first, so that both measured runs start from the same state: right after the
     // hard rollouts above, a first run peaked 1.3 MB lower than the same run repeated.
     training_run(1);
-    let (one_estimate, one_peak) = training_run(1);
+    // A run's peak depends on when its threads hold their tables at once: the highest
+    // of three runs of one start.
+    let ones = [training_run(1), training_run(1), training_run(1)];
+    let (one_estimate, one_peak) = ones.into_iter().max_by_key(|&(_, peak)| peak).unwrap();
     let (three_estimate, three_peak) = training_run(3);
     for (estimate, peak) in [(one_estimate, one_peak), (three_estimate, three_peak)] {
         assert!(

@@ -9,10 +9,12 @@
 //! an input below it is read as zero (the `FTZ` and `DAZ` bits of `MXCSR` on x86_64).
 //!
 //! Determinism needs every thread that runs our float work to flush, whichever thread it
-//! lands on: [`Flushing::begin`] sets the bits on every thread of the current rayon pool
-//! (they stay set there: those threads are the pool's compute threads) and on the calling
-//! thread, whose bits it puts back when dropped. Every library entry that computes soft
-//! values begins one (the trainer's epoch, the soft rollout, the gate search's ranking).
+//! lands on: [`Flushing::begin`] sets the bits on every thread of the current rayon pool,
+//! where they stay (those threads are the library's compute threads; a pool's thread
+//! that flushes tells that its pool was set, so a nested begin costs one read), and on
+//! the calling thread, which gets its own mode back at the guard's drop when it is not a
+//! pool's thread. Every library entry that computes soft values begins one (the
+//! trainer's epoch and objective, the soft loss, the gate search's ranking).
 //!
 //! Compilers assume the default float environment when they fold constants at build time;
 //! that changes nothing here (the same binary folds the same constants whatever the thread
@@ -23,23 +25,26 @@
 const FLUSH_BITS: u32 = (1 << 15) | (1 << 6);
 
 /// While alive, every thread of the current rayon pool and the calling thread flush
-/// subnormals to zero; on drop the calling thread gets its own mode back.
+/// subnormals to zero; on drop a calling thread outside any pool gets its own mode back.
 #[must_use = "the calling thread flushes only while the guard lives"]
 pub struct Flushing {
-    /// The calling thread's control word before.
+    /// The calling thread's control word before, when it is put back at the drop.
     #[cfg(target_arch = "x86_64")]
-    before: u32,
+    restore: Option<u32>,
 }
 
 impl Flushing {
     /// Sets the flush bits on the pool's threads and on this one.
     pub fn begin() -> Self {
+        let in_pool = rayon::current_thread_index().is_some();
         let guard = Self {
             #[cfg(target_arch = "x86_64")]
-            before: control_word(),
+            restore: (!in_pool).then(control_word),
         };
-        rayon::broadcast(|_| set_flushing());
-        set_flushing();
+        if !(in_pool && flushing_here()) {
+            rayon::broadcast(|_| set_flushing());
+            set_flushing();
+        }
         guard
     }
 }
@@ -47,7 +52,9 @@ impl Flushing {
 impl Drop for Flushing {
     fn drop(&mut self) {
         #[cfg(target_arch = "x86_64")]
-        set_control_word(self.before);
+        if let Some(word) = self.restore {
+            set_control_word(word);
+        }
     }
 }
 
@@ -89,40 +96,50 @@ fn set_control_word(word: u32) {
 mod tests {
     use super::*;
 
-    /// A product below the smallest normal is kept by default and is zero while a
-    /// guard lives, on the calling thread and on the pool's; the calling thread's mode
-    /// comes back when the guard is dropped.
+    /// A product below the smallest normal is kept by default; while a guard lives it
+    /// is zero on the calling thread and on the pool's, whose threads keep flushing
+    /// after it; a calling thread outside the pool gets its mode back.
     #[test]
-    fn a_subnormal_product_is_zero_only_while_flushing() {
+    fn a_subnormal_product_is_zero_while_flushing() {
         let tiny = std::hint::black_box(f32::MIN_POSITIVE);
         let half = std::hint::black_box(0.5f32);
+        let product = move || std::hint::black_box(tiny) * half;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(2)
             .build()
             .unwrap();
-        pool.install(|| {
-            assert!(!flushing_here());
-            assert!(tiny * half > 0.0, "subnormals are kept by default");
+        let before = pool.broadcast(|_| !flushing_here() && product() > 0.0);
+        assert_eq!(before, vec![true, true], "subnormals are kept by default");
+        std::thread::spawn(move || {
+            assert!(!flushing_here() && product() > 0.0);
             {
-                let _flushing = Flushing::begin();
-                assert!(flushing_here());
-                assert_eq!(std::hint::black_box(tiny) * half, 0.0);
-                let everywhere = rayon::broadcast(|_| {
-                    flushing_here() && std::hint::black_box(tiny) * half == 0.0
-                });
+                let _flushing = pool.install(Flushing::begin);
+                let _here = Flushing::begin();
+                assert!(flushing_here() && product() == 0.0);
+                let everywhere = pool.broadcast(|_| flushing_here() && product() == 0.0);
                 assert_eq!(everywhere, vec![true, true]);
             }
-            assert!(!flushing_here(), "the caller's mode comes back");
-            assert!(std::hint::black_box(tiny) * half > 0.0);
-        });
+            assert!(
+                !flushing_here() && product() > 0.0,
+                "the caller's mode comes back"
+            );
+            let kept = pool.broadcast(|_| flushing_here());
+            assert_eq!(kept, vec![true, true], "the pool's threads keep flushing");
+        })
+        .join()
+        .unwrap();
     }
 
     /// A subnormal input reads as zero while flushing.
     #[test]
     fn a_subnormal_input_reads_as_zero_while_flushing() {
-        let subnormal = std::hint::black_box(f32::from_bits(1));
-        assert!(subnormal + subnormal > 0.0);
-        let _flushing = Flushing::begin();
-        assert_eq!(std::hint::black_box(subnormal) + subnormal, 0.0);
+        std::thread::spawn(|| {
+            let subnormal = std::hint::black_box(f32::from_bits(1));
+            assert!(subnormal + subnormal > 0.0);
+            let _flushing = Flushing::begin();
+            assert_eq!(std::hint::black_box(subnormal) + subnormal, 0.0);
+        })
+        .join()
+        .unwrap();
     }
 }

@@ -15,6 +15,7 @@ use crate::evaluate::loss::stillness_loss;
 use crate::evaluate::soft::SoftScoring;
 use crate::kernels::parameters::{Forward, SoftParams};
 use crate::kernels::soft::TILE;
+use crate::kernels::subnormals::Flushing;
 use crate::model::circuit::{Circuit, GateOrder};
 use crate::model::gates::NUM_OPS;
 use crate::model::network::Model;
@@ -204,6 +205,7 @@ impl Objective {
         masks: Option<&FireMasks>,
         gradient: Gradient,
     ) -> Metrics {
+        let _flushing = Flushing::begin();
         let (soft_loss, (hard_loss, accuracy)) = match gradient {
             Gradient::Compute => {
                 // The hard rollout is one thread's work for small grids: beside the soft

@@ -13,3 +13,4 @@ mod hold_steps;
 mod notebook_replay;
 mod pool;
 mod starts;
+mod subnormals;
