@@ -9,14 +9,20 @@ use crate::train::trainer::EpochMetrics;
 /// Watches an attempt for a hard loss that no longer improves, or that is still far from
 /// the target when the recipe's give-up epoch comes, so that an attempt that is going
 /// nowhere gives its time to the next. The stall count starts when the recipe's
-/// curriculum ends (its epochs train on other grids or rollouts) and restarts at every
+/// curriculum ends (its epochs train on other grids or rollouts), or when a hold that
+/// begins inside the run begins (its hard loss also counts the hold's last state, so the
+/// lowest before it is no measure: the lowest restarts there), and restarts at every
 /// epoch whose hard loss is below every earlier one.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StallWatch {
     /// Epochs without a new lowest hard loss after which the attempt stops (0: never).
     limit: usize,
-    /// The last epoch of the curriculum (0: none).
+    /// The last epoch of the curriculum, or the last before a hold that begins inside
+    /// the run (0: neither).
     counts_from: usize,
+    /// The first epoch of a hold that begins inside the run, where the lowest restarts
+    /// (0: none).
+    hold_from: usize,
     /// The hard loss the attempt must have been below before `give_up_before`
     /// ([`crate::model::recipe::Recipe::give_up`]; 0: no such bound).
     give_up: usize,
@@ -32,9 +38,16 @@ impl StallWatch {
     pub fn new(settings: &TrainSettings, history: &[EpochMetrics]) -> Self {
         let r = &settings.recipe;
         let last = settings.attempt >= settings.last_attempt();
+        let hold_from = match r.hold_steps > 0 && r.first_hold_epoch(settings.epochs) > 1 {
+            true => r.first_hold_epoch(settings.epochs),
+            false => 0,
+        };
         let mut watch = StallWatch {
             limit: if last { 0 } else { r.stall },
-            counts_from: r.curriculum_epochs(settings.epochs),
+            counts_from: r
+                .curriculum_epochs(settings.epochs)
+                .max(hold_from.saturating_sub(1)),
+            hold_from,
             give_up: if last { 0 } else { r.give_up },
             give_up_before: r.give_up_epoch(settings.epochs),
             lowest: f64::INFINITY,
@@ -49,6 +62,9 @@ impl StallWatch {
     /// Looks at the next epoch; returns how the attempt ends there, if it does
     /// ([`Ending::Stalled`] or [`Ending::GaveUp`]).
     pub fn observe(&mut self, m: &EpochMetrics) -> Option<Ending> {
+        if m.epoch == self.hold_from {
+            self.lowest = f64::INFINITY;
+        }
         if m.metrics.hard_loss < self.lowest {
             self.lowest = m.metrics.hard_loss;
             self.lowest_at = m.epoch;
@@ -109,17 +125,29 @@ mod tests {
         assert!((1..50).all(|e| last.observe(&epoch(e, 9.0)).is_none()));
     }
 
-    #[test]
-    fn an_attempt_gives_up_before_the_hold_when_never_below_its_bound() {
+    /// The first epoch of a run with `s` at which a fresh watch ends the attempt, and how.
+    fn first_ending(s: &TrainSettings, losses: &dyn Fn(usize) -> f64) -> Option<(usize, Ending)> {
+        let mut watch = StallWatch::new(s, &[]);
+        (1..=s.epochs).find_map(|e| watch.observe(&epoch(e, losses(e))).map(|end| (e, end)))
+    }
+
+    /// The pattern's settings for the first of two attempts of 100 epochs (its hold
+    /// begins at epoch 51).
+    fn first_of_two_pattern_attempts() -> TrainSettings {
         let (_, mut s) = preset(TaskKind::Pattern, true);
         s.recipe.attempts = 2;
-        s.recipe.give_up = 3;
         s.epochs = 100;
+        s
+    }
+
+    #[test]
+    fn an_attempt_gives_up_before_the_hold_when_never_below_its_bound() {
+        let mut s = first_of_two_pattern_attempts();
+        s.recipe.give_up = 3;
         // The pattern's hold begins at epoch 51: the watch decides after epoch 50.
         assert_eq!(s.recipe.give_up_epoch(s.epochs), 51);
         let ends = |losses: &dyn Fn(usize) -> f64, s: &TrainSettings| {
-            let mut watch = StallWatch::new(s, &[]);
-            (1..=100).find(|&e| watch.observe(&epoch(e, losses(e))).is_some())
+            first_ending(s, losses).map(|(e, _)| e)
         };
         // Never below 3 bits: it ends after epoch 50, and not before.
         assert_eq!(ends(&|_| 3.0, &s), Some(50));
@@ -138,6 +166,29 @@ mod tests {
         let (_, mut g) = preset(TaskKind::Gol, true);
         (g.recipe.attempts, g.recipe.give_up, g.epochs) = (2, 1, 10);
         assert_eq!(ends(&|_| 5.0, &g), Some(5));
+    }
+
+    #[test]
+    fn a_stall_counts_from_a_hold_that_begins_inside_the_run_and_its_own_lowest() {
+        let mut s = first_of_two_pattern_attempts();
+        s.recipe.stall = 5;
+        // The pattern's hold begins at epoch 51, where its hard loss also counts the
+        // hold's last state: 2 bits before it, 8 and more in it.
+        assert_eq!(s.recipe.first_hold_epoch(s.epochs), 51);
+        // Flat before the hold: no stall there; flat in it: stalled 5 epochs after it
+        // began, although 8 bits never beat the 2 before it.
+        let flat = |e| if e < 51 { 2.0 } else { 8.0 };
+        assert_eq!(first_ending(&s, &flat), Some((56, Ending::Stalled)));
+        // A new lowest of the hold's own restarts the count.
+        let better = |e| match e {
+            ..=50 => 2.0,
+            51..=53 => 8.0,
+            _ => 6.0,
+        };
+        assert_eq!(first_ending(&s, &better), Some((59, Ending::Stalled)));
+        // Without a stall limit the hold runs to its end.
+        s.recipe.stall = 0;
+        assert_eq!(first_ending(&s, &flat), None);
     }
 
     #[test]

@@ -209,7 +209,8 @@ pub struct Recipe {
     /// ([`crate::train::attempts`]; 1: one attempt, the run as it always was).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub attempts: usize,
-    /// Epochs without a new lowest hard loss (counted after the curriculum) after which
+    /// Epochs without a new lowest hard loss (counted after the curriculum, or within a
+    /// hold that begins inside the run) after which
     /// an attempt that is not the run's last stops and gives its time to the next
     /// (0: never).
     #[serde(default, skip_serializing_if = "is_zero")]
