@@ -461,8 +461,8 @@ pub static KNOBS: &[Knob] = &[
         value_name: "EPOCHS",
         help: "Stop an attempt that is not the run's last once its hard loss has not reached \
                a new low for EPOCHS epochs (counted after the curriculum, or within a hold \
-               that begins inside the run), and go on to the \
-               next; 0: never [default: the recipe's]",
+               that begins inside the run), and go on to the next; 0: never [default: the \
+               recipe's]",
         target: Target::Count(|_, s| &mut s.recipe.stall),
         range: Range::Any,
     },

@@ -38,10 +38,7 @@ impl StallWatch {
     pub fn new(settings: &TrainSettings, history: &[EpochMetrics]) -> Self {
         let r = &settings.recipe;
         let last = settings.attempt >= settings.last_attempt();
-        let hold_from = match r.hold_steps > 0 && r.first_hold_epoch(settings.epochs) > 1 {
-            true => r.first_hold_epoch(settings.epochs),
-            false => 0,
-        };
+        let hold_from = r.hold_begins_inside(settings.epochs).unwrap_or(0);
         let mut watch = StallWatch {
             limit: if last { 0 } else { r.stall },
             counts_from: r

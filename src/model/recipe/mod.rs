@@ -210,9 +210,8 @@ pub struct Recipe {
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub attempts: usize,
     /// Epochs without a new lowest hard loss (counted after the curriculum, or within a
-    /// hold that begins inside the run) after which
-    /// an attempt that is not the run's last stops and gives its time to the next
-    /// (0: never).
+    /// hold that begins inside the run) after which an attempt that is not the run's last
+    /// stops and gives its time to the next (0: never).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub stall: usize,
     /// An attempt that is not the run's last ends before its

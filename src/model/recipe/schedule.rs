@@ -76,6 +76,13 @@ impl Recipe {
         first_epoch_after(self.hold_from, epochs)
     }
 
+    /// The first epoch of a hold that begins inside a run of `epochs`, after epochs
+    /// without it (none when the recipe has no hold, or holds from the first epoch).
+    pub fn hold_begins_inside(&self, epochs: usize) -> Option<usize> {
+        let first = self.first_hold_epoch(epochs);
+        (self.hold_steps > 0 && first > 1).then_some(first)
+    }
+
     /// Whether `epoch` (1-based) of `epochs` draws its batch from the sample pool.
     pub fn pools_at(&self, epoch: usize, epochs: usize) -> bool {
         self.pool > 0 && epoch >= first_epoch_after(self.pool_from, epochs)
