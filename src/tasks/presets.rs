@@ -51,7 +51,9 @@ fn full_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
                 4,
                 widths(&[(512, 8)], &[256, 128]),
             ),
-            settings(0, 3500, 1, 0.06),
+            // 1,750 epochs to grow, then 3,500 to hold (the recipe's hold from a third):
+            // most attempts that end exact do so late in the hold.
+            settings(0, 5250, 1, 0.06),
         ),
         TaskKind::Lizard => (
             lizard(128, widths(&[(512, 8)], &[256, 128])),

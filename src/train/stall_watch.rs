@@ -128,12 +128,12 @@ mod tests {
         (1..=s.epochs).find_map(|e| watch.observe(&epoch(e, losses(e))).map(|end| (e, end)))
     }
 
-    /// The pattern's settings for the first of two attempts of 100 epochs (its hold
-    /// begins at epoch 51).
+    /// The pattern's settings for the first of two attempts of 100 epochs, its hold
+    /// from half the run (epoch 51).
     fn first_of_two_pattern_attempts() -> TrainSettings {
         let (_, mut s) = preset(TaskKind::Pattern, true);
         s.recipe.attempts = 2;
-        s.epochs = 100;
+        (s.epochs, s.recipe.hold_from) = (100, 0.5);
         s
     }
 

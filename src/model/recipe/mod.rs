@@ -380,13 +380,13 @@ impl Recipe {
             // Half the gates hard draws a glyph as it draws the lizard. Fitted to the
             // target (`tasks::pattern_geometry`), the loss asks for the drawing at every
             // state from the first that can draw it (the loss steps), so the spare steps
-            // are a hold learned from the first epoch; over the second half of the run the
-            // rollout goes on for as many steps again (the hold steps), so that the
+            // are a hold learned from the first epoch; over the last two thirds of the run
+            // the rollout goes on for as many steps again (the hold steps), so that the
             // pattern stays; the search finishes attempts that end a few bits off. On its
             // grid the pattern has room, so it needs no finish grid.
             (RecipeName::Converge, TaskKind::Pattern) => Recipe {
                 hard_gates: 0.5,
-                hold_from: 0.5,
+                hold_from: 0.3333,
                 search_circuits: 15_000,
                 rewire_layers: 2,
                 attempts: attempts_for(task),
@@ -543,7 +543,7 @@ mod tests {
             Recipe {
                 name: RecipeName::Converge,
                 hard_gates: 0.5,
-                hold_from: 0.5,
+                hold_from: 0.3333,
                 search_circuits: 15_000,
                 rewire_layers: 2,
                 attempts: 3,
