@@ -360,6 +360,15 @@ fn gol(kernels: usize, update: Vec<usize>) -> ModelConfig {
 mod tests {
     use super::*;
 
+    /// The pattern's epochs and its recipe's hold share are set in two places; together
+    /// they give 1,750 epochs to grow and 3,500 to hold.
+    #[test]
+    fn the_pattern_grows_for_1750_epochs_then_holds_for_3500() {
+        let (_, s) = preset(TaskKind::Pattern, false);
+        assert_eq!(s.epochs, 5250);
+        assert_eq!(s.recipe.hold_begins_inside(s.epochs), Some(1751));
+    }
+
     #[test]
     fn set_channels_halves_towards_a_narrow_output() {
         let (mut config, _) = preset(TaskKind::Pattern, true);
