@@ -97,10 +97,11 @@ impl Probe {
 /// Searches for single gate changes that get fewer target bits wrong at the task's step
 /// (and at twice it, where the task's exact check asks the pattern to hold) and no more
 /// at the task's step than the model had ([`Bound`]), keeping each one found, until none
-/// are wrong, no change helps, or `plan.budget` circuits were rolled out. Each round ranks every gate's other ops, and
-/// every other wire of the gates in the last `plan.rewire_layers` update layers, by the
-/// change in error their gradient predicts ([`ranking`]) and tries those predicted to
-/// lower it, best first; then the other wires, from the outputs back; then the other ops.
+/// are wrong, no change helps, or `plan.budget` circuits were rolled out. Each round
+/// ranks every gate's other ops, and every other wire of the gates in the last
+/// `plan.rewire_layers` update layers, by the change in error their gradient predicts
+/// ([`ranking`]) and tries those predicted to lower it, best first; then the other wires,
+/// from the outputs back; then the other ops.
 /// A round ends at the first change that lowers the count. None, and the model untouched,
 /// for no budget or a task whose rollouts start from random grids (see the module's docs).
 /// `progress` hears of the circuits rolled out so far.
@@ -114,9 +115,11 @@ pub fn search_gates(
         return None;
     }
     let probe = Probe::of(c);
-    let runs = (0..rayon::current_num_threads())
+    let mut runs: Vec<HardRun> = (0..rayon::current_num_threads())
         .map(|_| HardRun::new(model, 1, (c.height, c.width)))
         .collect();
+    let (wrong, at_task_step) =
+        wrong_within(&mut runs[0], model, &probe, Bound::NONE).expect("no bound refuses a count");
     let (circuit, inputs) = Circuit::compile_with_inputs(model, GateOrder::SharedInputs);
     let at = circuit_index_of_gates(model, &circuit);
     let rewirable = rewirable_gates(model, plan.rewire_layers);
@@ -126,20 +129,15 @@ pub fn search_gates(
         probe,
         rows: Rows { at, inputs },
         budget: plan.budget,
-        task_step_most: u64::MAX,
+        task_step_most: at_task_step,
         search: GateSearch {
-            wrong_before: 0,
-            wrong_after: 0,
+            wrong_before: wrong,
+            wrong_after: wrong,
             changed: 0,
             rewired: 0,
             tried: 0,
         },
     };
-    let (model, probe) = (&*searcher.model, &searcher.probe);
-    let (wrong, at_task_step) = wrong_within(&mut searcher.runs[0], model, probe, Bound::NONE)
-        .unwrap_or((u64::MAX, u64::MAX));
-    (searcher.search.wrong_before, searcher.search.wrong_after) = (wrong, wrong);
-    searcher.task_step_most = at_task_step;
     searcher.rounds(rewirable, &mut progress);
     Some(searcher.search)
 }
