@@ -110,10 +110,12 @@ fn other_starts_allocate_about_their_estimate() {
         "two more starts: estimate {estimate}, peak {peak}, ratio {ratio:.3} \
          (whole runs: {one_estimate} / {one_peak}, {three_estimate} / {three_peak})"
     );
-    // The starts' parameters and wirings, and what the shared workspaces grow by for a
-    // wiring that needs more gradient rows (which the run's own estimate bounds).
+    // Each start holds objectives of its own, which the estimate counts as the run's
+    // (an upper bound: a start dropped at the curriculum's end never runs the gradient
+    // of its task-size objective, whose buffers the estimate counts); it should not be
+    // so far above as to refuse runs that fit.
     assert!(
-        (0.85..=1.1).contains(&ratio),
+        (1.0..=2.0).contains(&ratio),
         "two more starts: estimate {estimate} bytes, peak {peak}"
     );
 }

@@ -38,12 +38,6 @@ impl HardRun {
         &self.circuit
     }
 
-    /// Runs another wiring of the same shape (another start's); its ops follow at the
-    /// next [`HardRun::set_ops`].
-    pub fn set_circuit(&mut self, circuit: Arc<Circuit>) {
-        self.circuit = circuit;
-    }
-
     /// Makes circuit gate `index` read rows `reads`, in place: a search that tries one
     /// gate's wires at a time would otherwise compile the whole circuit for each.
     pub fn rewire(&mut self, index: usize, (a, b): (u32, u32)) {

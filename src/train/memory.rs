@@ -184,14 +184,12 @@ fn start_bytes(config: &ModelConfig) -> Option<u64> {
     product(&[config.gate_count(), 64 + 8 + 128 + 64 + 64])
 }
 
-/// Bytes a training run of `config` with `settings` holds: [`training_bytes`] of its
-/// epochs, and the objective of the recipe's curriculum or finish on its other grids; each of
-/// its other starts holds its parameters and its compiled wiring (which its turns in
-/// the two objectives share).
+/// Bytes a training run of `config` with `settings` holds: per start, [`training_bytes`]
+/// of its epochs, the objective of the recipe's curriculum or finish on its other grids
+/// and its sample pool. Until the run chooses among the recipe's starts, each holds all
+/// of it (they train side by side).
 pub fn training_run_bytes(config: &ModelConfig, settings: &TrainSettings) -> Option<u64> {
     let run = training_bytes(config, &RolloutSize::training(config, settings))?;
-    let rival = start_bytes(config)?.checked_add(wiring_bytes(config)?)?;
-    let rivals = rival.checked_mul(settings.recipe.starts.max(1) as u64 - 1)?;
     // The curriculum's grids are freed before the finish's are built: the larger counts.
     let other = [
         settings.curriculum_config(config),
@@ -204,9 +202,15 @@ pub fn training_run_bytes(config: &ModelConfig, settings: &TrainSettings) -> Opt
             &RolloutSize::training(other, settings),
         )?);
     }
-    run.checked_add(small)?
-        .checked_add(rivals)?
-        .checked_add(pool_bytes(config, settings)?)
+    let start = run
+        .checked_add(small)?
+        .checked_add(pool_bytes(config, settings)?)?;
+    let recipe = &settings.recipe;
+    let starts = match recipe.starts_can_be_chosen() {
+        true => recipe.starts.max(1),
+        false => 1,
+    };
+    start.checked_mul(starts as u64)
 }
 
 /// Bytes of the recipe's sample pool ([`crate::train::pool`]): each state's bits packed
@@ -366,6 +370,22 @@ mod tests {
         settings.recipe.pool = 1_000_000_000_000;
         let huge = training_run_bytes(&config, &settings);
         assert_eq!(huge, Some(without + 1_152_000_000_000_000));
+    }
+
+    #[test]
+    fn each_start_holds_its_own_objectives_until_the_choice() {
+        let task = crate::model::task::TaskKind::CheckerboardAsync;
+        let (config, mut settings) = crate::tasks::preset(task, true);
+        assert!(settings.recipe.starts_can_be_chosen());
+        settings.recipe.starts = 1;
+        let one = training_run_bytes(&config, &settings).unwrap();
+        settings.recipe.starts = 4;
+        assert_eq!(training_run_bytes(&config, &settings), Some(4 * one));
+        // Without a curriculum or a share to choose at, the other starts never train.
+        settings.recipe.curriculum_share = 0.0;
+        let alone = training_run_bytes(&config, &settings).unwrap();
+        settings.recipe.starts = 1;
+        assert_eq!(training_run_bytes(&config, &settings), Some(alone));
     }
 
     #[test]

@@ -9,14 +9,14 @@ use crate::automaton::geometry::Geometry;
 use crate::automaton::grid::Grids;
 use crate::automaton::hard_run::HardRun;
 use crate::automaton::masks::FireMasks;
-use crate::automaton::soft::{ActivationMemory, RolloutPlans, SoftRollout};
+use crate::automaton::soft::{ActivationMemory, SoftRollout};
 use crate::evaluate::hard;
 use crate::evaluate::loss::stillness_loss;
 use crate::evaluate::soft::SoftScoring;
 use crate::kernels::parameters::{Forward, SoftParams};
 use crate::kernels::soft::TILE;
 use crate::kernels::subnormals::Flushing;
-use crate::model::circuit::{Circuit, GateOrder};
+use crate::model::circuit::Circuit;
 use crate::model::gates::NUM_OPS;
 use crate::model::network::Model;
 use crate::train::error::Overflow;
@@ -37,25 +37,6 @@ pub struct Metrics {
 pub enum Gradient {
     Skip,
     Compute,
-}
-
-/// A model's wiring as the rollouts use it: its circuit and the plans of its rows, which
-/// its clones share. Models of one shape can take turns in one [`Objective`] by
-/// exchanging theirs ([`Objective::swap_wiring`]).
-#[derive(Debug, Clone)]
-pub struct CompiledWiring {
-    circuit: Arc<Circuit>,
-    plans: Arc<RolloutPlans>,
-}
-
-impl CompiledWiring {
-    pub fn of(model: &Model) -> Self {
-        let circuit = Circuit::compile_in(model, GateOrder::SharedInputs);
-        CompiledWiring {
-            plans: Arc::new(RolloutPlans::of(&circuit)),
-            circuit: Arc::new(circuit),
-        }
-    }
 }
 
 /// The rollouts of one batch shape and every buffer they reuse, so that running the
@@ -127,15 +108,6 @@ impl Objective {
             steps,
             circuit,
         }
-    }
-
-    /// Exchanges the wiring the rollouts run for another model's of the same shape: the
-    /// runs that follow are those of that model.
-    pub fn swap_wiring(&mut self, wiring: &mut CompiledWiring) {
-        std::mem::swap(&mut self.circuit, &mut wiring.circuit);
-        self.soft.swap_plans(&mut wiring.plans);
-        let hard = self.hard.as_mut().expect("the hard rollout is in place");
-        hard.set_circuit(Arc::clone(&self.circuit));
     }
 
     /// Which gates the next runs' soft rollout uses (soft until told otherwise).

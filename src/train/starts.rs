@@ -14,9 +14,9 @@ use crate::model::gates::NUM_OPS;
 use crate::model::network::Model;
 use crate::train::best::BestModel;
 use crate::train::error::TrainError;
-use crate::train::objective::{CompiledWiring, Metrics};
+use crate::train::objective::Metrics;
 use crate::train::optimizer::{AdamW, AdamWConfig, AdamWState};
-use crate::train::state::{RngState, StartState};
+use crate::train::state::RngState;
 
 /// The seed of start `index` of a run seeded `seed`: the run's own for start 0, so that a
 /// run of one start is the run as it always was; the others are drawn from a stream of
@@ -108,44 +108,6 @@ impl Progress {
         self.noise_rng = noise_rng.to_rng();
         self.best = best;
         Ok(())
-    }
-}
-
-/// A start that trains beside the run's leading one until the choice. It takes its
-/// turn in the run's objectives with its own wiring.
-pub(crate) struct Rival {
-    pub model: Model,
-    pub progress: Progress,
-    /// Its wiring for the objective at the task's size, and for the curriculum's.
-    pub wirings: [CompiledWiring; 2],
-}
-
-impl Rival {
-    /// Puts a fresh start (wired from its seed) where the checkpoint left it.
-    pub fn restore(&mut self, saved: StartState) -> Result<(), TrainError> {
-        let gates = self.model.logits.len();
-        if saved.logits.len() != gates {
-            let saved = saved.logits.len();
-            return Err(TrainError::StateMismatch { saved, gates });
-        }
-        self.model.logits = saved.logits;
-        let p = &mut self.progress;
-        p.previous_logits.clone_from(&self.model.logits);
-        p.restore(saved.optimizer, saved.data_rng, saved.noise_rng, saved.best)
-    }
-
-    /// What a checkpoint keeps of it: its logits (the wiring follows from its seed) and
-    /// its progress.
-    pub fn state(&self) -> StartState {
-        let p = &self.progress;
-        StartState {
-            start: p.start,
-            logits: self.model.logits.clone(),
-            optimizer: p.optimizer.state().clone(),
-            data_rng: RngState::of(&p.data_rng),
-            noise_rng: RngState::of(&p.noise_rng),
-            best: p.best.clone(),
-        }
     }
 }
 

@@ -37,7 +37,7 @@ pub struct TrainerState {
 }
 
 /// One of the starts besides the checkpoint's model: its logits (its wiring follows from
-/// its seed) and what it carries from epoch to epoch.
+/// its seed) and what it carries from epoch to epoch, its own sample pool included.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StartState {
@@ -47,6 +47,8 @@ pub struct StartState {
     pub data_rng: RngState,
     pub noise_rng: RngState,
     pub best: Option<BestModel>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<PoolState>,
 }
 
 /// A ChaCha8 generator's position: its seed, stream and the words it has given.

@@ -733,14 +733,14 @@ fn compute_time_is_written_where_the_environment_says() {
 }
 
 /// The reference training run (checkerboard, batch 2, 16x16, 20 steps, 2 threads) keeps
-/// its peak resident memory within 17 MiB: it keeps the states of every step and
+/// its peak resident memory within 28 MiB: it keeps the states of every step and
 /// recomputes activations one tile at a time. (A debug build's larger code adds about
-/// 2 MiB, so it is held to 19 MiB.) The reference run is exact at its first attempt; a
+/// 2 MiB, so it is held to 31 MiB.) The reference run is exact at its first attempt; a
 /// run of three attempts (three epochs each, none exact) may take 4 MiB more: glibc
 /// serves the later attempts' buffers from its heap beside what the first freed.
 #[cfg(target_os = "linux")]
 #[test]
-fn the_reference_run_peaks_under_17_mib() {
+fn the_reference_run_peaks_under_28_mib() {
     for (attempts, extra_mib) in [("1", 0), ("3", 4)] {
         let dir = tempfile::tempdir().unwrap();
         let timing = dir.path().join("time.json");
@@ -763,12 +763,13 @@ fn the_reference_run_peaks_under_17_mib() {
             .as_u64()
             .expect("Linux reports VmHWM");
         assert!(peak > 1 << 20, "a plausible peak: {peak}");
-        // A debug build touches more pages of its larger code: 17.5 to 18.2 MiB measured.
-        // A release build once read 14.9 to 15.1 MiB, now 15.9 to 16.2 MiB alone on an
-        // AVX-512 host and 16.0 to 16.3 MiB beside other runs on an AVX2 host: where the
-        // allocator puts its two threads' buffers varies. 17 MiB leaves room for that and
-        // not for a buffer kept per step or per epoch.
-        let limit_mib = if cfg!(debug_assertions) { 19 } else { 17 } + extra_mib;
+        // The four starts train side by side, each with its own objectives: a release
+        // build read 26.9 to 27.1 MiB on an AVX-512 host (15.9 to 16.3 MiB when the starts
+        // took turns in one pair of objectives), a debug build, which touches more pages
+        // of its larger code, 29.3 MiB. Where the allocator puts the threads' buffers
+        // varies; a MiB or two leaves room for that and not for a buffer kept per step or
+        // per epoch.
+        let limit_mib = if cfg!(debug_assertions) { 31 } else { 28 } + extra_mib;
         assert!(
             peak <= limit_mib << 20,
             "{attempts} attempts: peak {:.1} MiB",

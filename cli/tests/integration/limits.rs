@@ -30,7 +30,7 @@ fn training_too_large_for_memory_stops_at_once() {
     ]);
     let expected = format!(
         "Error: training with --batch 100000 on 16x16 grids for --steps 20 needs about \
-         99.7 GB of memory, more than the limit of 1.0 GB from LOGICARS_MEMORY_LIMIT; {RAISE}"
+         398.7 GB of memory, more than the limit of 1.0 GB from LOGICARS_MEMORY_LIMIT; {RAISE}"
     );
     assert_eq!(got, expected);
     let got = fails(&["train", "checkerboard", "--steps", "18446744073709551615"]);

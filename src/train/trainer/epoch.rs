@@ -3,6 +3,7 @@
 
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 
 use crate::automaton::grid::Grids;
 use crate::automaton::masks::FireMasks;
@@ -16,7 +17,7 @@ use crate::train::best::BestModel;
 use crate::train::error::TrainError;
 use crate::train::objective::{Gradient, Metrics, Objective};
 use crate::train::pool::{self, Drawn};
-use crate::train::starts::{self, Rival};
+use crate::train::starts;
 use crate::train::state::Choice;
 use crate::train::trainer::setup;
 use crate::train::trainer::{EpochMetrics, Trainer};
@@ -188,19 +189,21 @@ impl Trainer {
         }
     }
 
-    /// Runs `epoch` for every start; the one that leads ([`starts::leader`]) becomes the
-    /// model, and the run chooses it when it is perfect or its time to choose has come
+    /// Runs `epoch` for every start, the starts side by side on the pool's threads (each
+    /// has its own objectives, and its epoch gives the same bits on any thread); the one
+    /// that leads ([`starts::leader`]) becomes this trainer's start, and the run chooses it
+    /// when it is perfect or its time to choose has come
     /// ([`Recipe::chooses_start_after`](crate::model::recipe::Recipe::chooses_start_after)).
     /// A start that fails is dropped while others remain.
     fn epoch_of_starts(&mut self, epoch: usize) -> Result<Metrics, TrainError> {
         let mut rivals = std::mem::take(&mut self.rivals);
-        let own = (self.progress.start, self.start_epoch(epoch));
-        let mut results = vec![own];
-        for rival in &mut rivals {
-            self.swap(rival);
-            results.push((self.progress.start, self.start_epoch(epoch)));
-            self.swap(rival);
-        }
+        let mut results: Vec<(usize, Result<Metrics, TrainError>)> = {
+            let mut all: Vec<&mut Trainer> = vec![&mut *self];
+            all.extend(rivals.iter_mut());
+            all.into_par_iter()
+                .map(|start| (start.progress.start, start.start_epoch(epoch)))
+                .collect()
+        };
         let scored: Vec<(usize, Metrics)> = results
             .iter()
             .filter_map(|(start, r)| r.as_ref().ok().map(|m| (*start, *m)))
@@ -210,7 +213,8 @@ impl Trainer {
             return own;
         };
         if let Some(i) = rivals.iter().position(|r| r.progress.start == lead) {
-            self.swap(&mut rivals[i]);
+            // Neither holds rivals or a choice before it: the starts trade places whole.
+            std::mem::swap(self, &mut rivals[i]);
         }
         let ok = |start: usize| scored.iter().any(|&(s, _)| s == start);
         rivals.retain(|r| ok(r.progress.start));
@@ -296,18 +300,6 @@ impl Trainer {
             self.curriculum = None;
         }
         small
-    }
-
-    /// Exchanges the model, its progress and the wiring the objectives run with a
-    /// rival's.
-    fn swap(&mut self, rival: &mut Rival) {
-        std::mem::swap(&mut self.model, &mut rival.model);
-        std::mem::swap(&mut self.progress, &mut rival.progress);
-        let [task_size, small] = &mut rival.wirings;
-        self.objective.swap_wiring(task_size);
-        if let Some(curriculum) = &mut self.curriculum {
-            curriculum.objective.swap_wiring(small);
-        }
     }
 
     /// The soft loss and gradient of a batch of the curriculum's smaller grids, drawn

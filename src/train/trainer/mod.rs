@@ -15,13 +15,13 @@ use crate::model::network::Model;
 use crate::train::best::{BestModel, Keep};
 use crate::train::error::TrainError;
 use crate::train::objective::Objective;
-use crate::train::pool::{self, SamplePool};
-use crate::train::starts::{Progress, Rival};
-use crate::train::state::{Choice, RngState, TrainerState};
+use crate::train::pool::{self, PoolState, SamplePool};
+use crate::train::starts::Progress;
+use crate::train::state::{Choice, RngState, StartState, TrainerState};
 
 pub use epoch_loop::{run, train, EpochMetrics, TrainSummary};
 pub use setup::fresh_model;
-use setup::{new_objective, rival, Curriculum};
+use setup::{new_objective, start_model, Curriculum};
 
 /// Everything one training run reuses from epoch to epoch. The soft forward and backward
 /// allocate nothing; each epoch builds only its batch (grids, targets, fire masks) and the
@@ -45,9 +45,10 @@ pub struct Trainer {
     given_batches: Option<Vec<Grids>>,
     /// The last epoch that completed.
     epochs_done: usize,
-    /// The recipe's other starts, until the run chooses among them; the model is the
-    /// one that led after the last epoch.
-    rivals: Vec<Rival>,
+    /// The recipe's other starts, each a trainer of its own (its model, progress and
+    /// objectives), until the run chooses among them; this trainer's start is the one
+    /// that led after the last epoch.
+    rivals: Vec<Trainer>,
     /// The start the run went on with, once it chose.
     chosen: Option<Choice>,
     /// Whether the objectives run the recipe's hold steps (from its hold share on).
@@ -70,18 +71,30 @@ impl Trainer {
     }
 
     pub fn with_memory(model: Model, settings: TrainSettings, memory: ActivationMemory) -> Self {
-        let mut trainer = Self::one_start(model, settings, memory);
+        let mut trainer = Self::one_start(0, model, settings, memory);
         if trainer.settings.recipe.starts_can_be_chosen() {
-            let (config, settings) = (&trainer.model.config, &trainer.settings);
-            trainer.rivals = (1..settings.recipe.starts)
-                .map(|start| rival(start, config, settings))
+            trainer.rivals = (1..trainer.settings.recipe.starts)
+                .map(|start| trainer.rival(start))
                 .collect();
         }
         trainer
     }
 
-    /// The trainer of `model` as start 0, without the recipe's other starts.
-    fn one_start(model: Model, settings: TrainSettings, memory: ActivationMemory) -> Self {
+    /// Start `start` of this trainer's run, fresh: its model wired and initialised from
+    /// the start's own seed, with objectives of its own so that the starts' epochs can
+    /// run side by side.
+    fn rival(&self, start: usize) -> Trainer {
+        let model = start_model(start, &self.model.config, &self.settings);
+        Self::one_start(start, model, self.settings.clone(), self.memory)
+    }
+
+    /// The trainer of `model` as start `start`, without the recipe's other starts.
+    fn one_start(
+        start: usize,
+        model: Model,
+        settings: TrainSettings,
+        memory: ActivationMemory,
+    ) -> Self {
         let holding = settings.recipe.holds_at(1, settings.epochs);
         let objective = new_objective(&model, &model.config, &settings, memory, holding);
         let curriculum = settings
@@ -95,7 +108,7 @@ impl Trainer {
             (settings.recipe.pool > 0).then(|| SamplePool::new(settings.recipe.pool, &pool_seed()));
         Trainer {
             pool,
-            progress: Progress::fresh(0, &model, &settings),
+            progress: Progress::fresh(start, &model, &settings),
             objective,
             settings,
             noise: Vec::new(),
@@ -119,31 +132,51 @@ impl Trainer {
         settings: TrainSettings,
         state: TrainerState,
     ) -> Result<Self, TrainError> {
-        let mut trainer = Self::one_start(model, settings, ActivationMemory::default());
-        trainer.progress.start = state.start;
+        let memory = ActivationMemory::default();
+        let mut trainer = Self::one_start(state.start, model, settings, memory);
         trainer
             .progress
             .restore(state.optimizer, state.data_rng, state.noise_rng, state.best)?;
+        trainer.restore_pool(state.pool)?;
         for saved in state.rivals {
-            let (config, settings) = (&trainer.model.config, &trainer.settings);
-            let mut rival = rival(saved.start, config, settings);
-            rival.restore(saved)?;
+            let mut rival = trainer.rival(saved.start);
+            rival.restore_start(saved)?;
             trainer.rivals.push(rival);
         }
         trainer.epochs_done = state.epochs_done;
         trainer.chosen = state.chosen;
-        let size = trainer.settings.recipe.pool;
-        trainer.pool = match state.pool {
+        Ok(trainer)
+    }
+
+    /// Puts a fresh rival (wired from its seed) where the checkpoint left its start.
+    fn restore_start(&mut self, saved: StartState) -> Result<(), TrainError> {
+        let gates = self.model.logits.len();
+        if saved.logits.len() != gates {
+            let saved = saved.logits.len();
+            return Err(TrainError::StateMismatch { saved, gates });
+        }
+        self.model.logits = saved.logits;
+        let p = &mut self.progress;
+        p.previous_logits.clone_from(&self.model.logits);
+        p.restore(saved.optimizer, saved.data_rng, saved.noise_rng, saved.best)?;
+        self.restore_pool(saved.pool)
+    }
+
+    /// Puts the checkpoint's sample pool in place of the fresh one; a checkpoint must
+    /// have one exactly when the recipe does.
+    fn restore_pool(&mut self, saved: Option<PoolState>) -> Result<(), TrainError> {
+        let size = self.settings.recipe.pool;
+        self.pool = match saved {
             None if size == 0 => None,
             Some(saved) if size > 0 => {
-                let config = pool::pool_config(&trainer.model.config, &trainer.settings);
+                let config = pool::pool_config(&self.model.config, &self.settings);
                 let seed = pool::seed_state(&config);
                 let restored = SamplePool::restore(size, &seed, saved);
                 Some(restored.ok_or(TrainError::PoolCheckpoint { pool: size })?)
             }
             _ => return Err(TrainError::PoolCheckpoint { pool: size }),
         };
-        Ok(trainer)
+        Ok(())
     }
 
     /// What a checkpoint needs besides the model to continue this run exactly.
@@ -156,8 +189,23 @@ impl Trainer {
             noise_rng: RngState::of(&p.noise_rng),
             best: p.best.clone(),
             start: p.start,
-            rivals: self.rivals.iter().map(Rival::state).collect(),
+            rivals: self.rivals.iter().map(Trainer::start_state).collect(),
             chosen: self.chosen,
+            pool: self.pool.as_ref().map(SamplePool::state),
+        }
+    }
+
+    /// What a checkpoint keeps of a rival: its logits (the wiring follows from its seed),
+    /// its progress and its pool.
+    fn start_state(&self) -> StartState {
+        let p = &self.progress;
+        StartState {
+            start: p.start,
+            logits: self.model.logits.clone(),
+            optimizer: p.optimizer.state().clone(),
+            data_rng: RngState::of(&p.data_rng),
+            noise_rng: RngState::of(&p.noise_rng),
+            best: p.best.clone(),
             pool: self.pool.as_ref().map(SamplePool::state),
         }
     }
@@ -224,6 +272,10 @@ impl Trainer {
                 width,
                 channels,
             });
+        }
+        // Every start trains on the given batches, as it would alone.
+        for rival in &mut self.rivals {
+            rival.given_batches = Some(batches.clone());
         }
         self.given_batches = Some(batches);
         Ok(self)

@@ -8,8 +8,8 @@ use crate::automaton::soft::ActivationMemory;
 use crate::error::ConfigError;
 use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::network::Model;
-use crate::train::objective::{CompiledWiring, Objective};
-use crate::train::starts::{self, Progress, Rival};
+use crate::train::objective::Objective;
+use crate::train::starts;
 
 /// The smaller grids that a recipe's curriculum trains on first, and their objective.
 pub(super) struct Curriculum {
@@ -40,18 +40,12 @@ fn seeded_model(
     Ok(model)
 }
 
-/// Start `start` of the run, fresh: its model of the run's `config` wired and
+/// The model of start `start` of the run, fresh: of the run's `config`, wired and
 /// initialised from the start's own seed.
-pub(super) fn rival(start: usize, config: &ModelConfig, settings: &TrainSettings) -> Rival {
+pub(super) fn start_model(start: usize, config: &ModelConfig, settings: &TrainSettings) -> Model {
     let seed = starts::start_seed(settings.attempt_seed(), start);
-    let model = seeded_model(config.clone(), settings, seed)
-        .expect("the run's model was built from this config");
-    let wiring = CompiledWiring::of(&model);
-    Rival {
-        progress: Progress::fresh(start, &model, settings),
-        wirings: [wiring.clone(), wiring],
-        model,
-    }
+    seeded_model(config.clone(), settings, seed)
+        .expect("the run's model was built from this config")
 }
 
 /// The objective of `model` (compiled to its wiring) on the grids of `config`, its
