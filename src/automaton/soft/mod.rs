@@ -65,7 +65,7 @@ pub struct SoftRollout {
     /// Per-tile coefficient gradients, allocated by the first backward pass.
     tile_coef_grads: Vec<Vec<[f64; 4]>>,
     params: usize,
-    /// Shared with the wiring it came from (a start's two objectives take turns with one).
+    /// Shared with the wiring it came from.
     plans: Arc<RolloutPlans>,
     /// Runs of tiles that read only each other ([`Geometry::tile_runs`]).
     runs: Vec<Range<usize>>,

@@ -1,5 +1,5 @@
 //! One epoch of a run: a fresh batch, its soft and hard scores, one optimizer step; with
-//! several starts, each takes its turn and the one that leads goes on.
+//! several starts, their epochs run side by side and the one that leads goes on.
 
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
