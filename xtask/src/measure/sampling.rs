@@ -246,8 +246,11 @@ mod tests {
         assert_eq!(m.exit_code, 0, "{}", m.stderr);
         let s = read(&perf, &data).unwrap();
         let cpu_ms = (m.user_s + m.system_s) * 1000.0;
+        // At 999 samples a second of CPU; a virtual machine's perf drops some when its
+        // host is busy (369 samples for 748 ms once, beside a test suite's last steps),
+        // so the floor is a quarter: what it catches is a sampling that does not work.
         assert!(
-            s.total() as f64 > 0.5 * cpu_ms && (s.total() as f64) < 1.5 * cpu_ms + 20.0,
+            s.total() as f64 > 0.25 * cpu_ms && (s.total() as f64) < 1.5 * cpu_ms + 20.0,
             "{} samples for {cpu_ms:.0} ms of CPU: {s:?}",
             s.total()
         );
