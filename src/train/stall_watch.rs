@@ -163,6 +163,14 @@ mod tests {
         let (_, mut g) = preset(TaskKind::Gol, true);
         (g.recipe.attempts, g.recipe.give_up, g.epochs) = (2, 1, 10);
         assert_eq!(ends(&|_| 5.0, &g), Some(5));
+        // Nor with a hold from the first epoch (the coloured G's): its first epoch would
+        // judge an untrained model.
+        let (_, mut c) = preset(TaskKind::ColoredG, true);
+        (c.recipe.attempts, c.recipe.give_up, c.epochs) = (2, 10, 10);
+        assert!(c.recipe.holds_at(1, c.epochs));
+        assert_eq!(c.recipe.give_up_epoch(c.epochs), 6);
+        assert_eq!(ends(&|_| 12.0, &c), Some(5));
+        assert_eq!(ends(&|e| if e == 3 { 9.0 } else { 12.0 }, &c), None);
     }
 
     #[test]

@@ -62,13 +62,13 @@ impl Recipe {
     }
 
     /// The epoch at which an attempt far from its target gives up ([`Self::give_up`]):
-    /// the hold's first (a rule that cannot grow its pattern will not learn to keep it),
-    /// or the run's middle when the recipe has no hold.
+    /// the first of a hold that begins inside the run (a rule that cannot grow its
+    /// pattern will not learn to keep it), or the run's middle when the recipe has no
+    /// hold or holds from the first epoch (the coloured G), where giving up at the
+    /// hold's first epoch would judge an untrained model.
     pub fn give_up_epoch(&self, epochs: usize) -> usize {
-        match self.hold_steps > 0 {
-            true => self.first_hold_epoch(epochs),
-            false => first_epoch_after(0.5, epochs),
-        }
+        self.hold_begins_inside(epochs)
+            .unwrap_or_else(|| first_epoch_after(0.5, epochs))
     }
 
     /// The first epoch that runs the hold steps (when the recipe has them).
