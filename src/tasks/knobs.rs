@@ -470,9 +470,9 @@ pub static KNOBS: &[Knob] = &[
         key: "give-up",
         value_name: "BITS",
         help: "End an attempt that is not the run's last when a hold that begins inside the \
-               run begins (else half the run) unless its hard loss has been below BITS target bits, and go \
-               on to the next: one still far from its target then seldom ends exact; 0: \
-               never [default: the recipe's]",
+               run begins (else half the run) unless its hard loss has been below BITS \
+               target bits, and go on to the next: one still far from its target then \
+               seldom ends exact; 0: never [default: the recipe's]",
         target: Target::Count(|_, s| &mut s.recipe.give_up),
         range: Range::Any,
     },
