@@ -435,17 +435,17 @@ mod tests {
                 ("regrowth after damage", 16, 60, Some(g_block)),
             ]
         );
-        // The lizard: 20x20, 12 steps; the paper's 2x grid, where it is held and damaged
-        // with room around it (its own 20x20 wraps).
-        let lizard_block = Damage::centred(10, 10, 12, 24, 40, 40).unwrap();
+        // The lizard's default: 14 steps on a 30x30 grid fitted to it; the 2x grid, where
+        // it is held and damaged with room around it.
+        let lizard_block = Damage::centred(15, 15, 14, 28, 60, 60).unwrap();
         assert_eq!(
             shape(TaskKind::Lizard),
             [
-                ("training size", 20, 12, None),
-                ("2x grid", 40, 12, None),
-                ("holds 2x steps", 40, 24, None),
-                ("holds 4x steps", 40, 48, None),
-                ("regrowth after damage", 40, 48, Some(lizard_block)),
+                ("training size", 30, 14, None),
+                ("2x grid", 60, 14, None),
+                ("holds 2x steps", 60, 28, None),
+                ("holds 4x steps", 60, 56, None),
+                ("regrowth after damage", 60, 56, Some(lizard_block)),
             ]
         );
     }

@@ -386,7 +386,7 @@ pub static KNOBS: &[Knob] = &[
                this side, larger than the task's, the target in their centre (pattern, \
                lizard): there the rule cannot lean on the task's grid wrapping, as the \
                larger grids of the exact check cannot; the kept model is still chosen on \
-               the task's grid; 0 for none [default: the recipe's: 26 for lizard, else 0]",
+               the task's grid; 0 for none [default: the recipe's, 0]",
         target: Target::Count(|_, s| &mut s.recipe.finish_size),
         range: Range::Any,
     },
@@ -626,8 +626,18 @@ impl Override {
             (Target::Count(field), KnobValue::Count(n)) => *field(config, settings) = n,
             (Target::Number(field), KnobValue::Number(x)) => *field(config, settings) = x,
             (Target::Switch(field), KnobValue::Switch(on)) => *field(config, settings) = on,
+            // The recipe decides the lizard's grid and steps (fitted to its target by
+            // the default, the paper's otherwise). Its run's length, and a target that
+            // cannot be fitted, are left to the fit every run makes once its flags are
+            // applied ([`super::pattern_geometry::fit`]), which sets the one and refuses
+            // the other.
             (Target::Recipe, KnobValue::Recipe(name)) => {
                 settings.recipe = super::recipe_for(name, config);
+                if config.task == TaskKind::Lizard {
+                    let epochs = settings.epochs;
+                    super::pattern_geometry::fit(config, settings, &[]).ok();
+                    settings.epochs = epochs;
+                }
             }
             (Target::Parametrization, KnobValue::Parametrization(p)) => {
                 settings.recipe.parametrization = p;

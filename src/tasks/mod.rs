@@ -330,8 +330,10 @@ mod tests {
     #[test]
     fn growing_tasks_start_as_the_notebook_does() {
         let mut rng = ChaCha8Rng::seed_from_u64(0);
-        // The lizard: one seeded cell at (10, 10) of its 20x20 grid, all 16 channels on.
-        let (lizard, _) = preset(TaskKind::Lizard, true);
+        // The paper's lizard: one seeded cell at (10, 10) of its 20x20 grid, all 16
+        // channels on.
+        let (mut lizard, mut settings) = preset(TaskKind::Lizard, true);
+        Override::recipe(crate::model::recipe::RecipeName::Paper).apply(&mut lizard, &mut settings);
         let init = training_init(&lizard, 1, &mut rng);
         assert_eq!((init.height, init.width, init.channels), (20, 20, 16));
         let on: Vec<(usize, usize)> = (0..400)

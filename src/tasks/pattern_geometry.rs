@@ -22,7 +22,8 @@ use crate::model::config::{ModelConfig, TrainSettings};
 use crate::model::pattern::PatternTarget;
 use crate::model::recipe::Recipe;
 use crate::model::task::TaskKind;
-use crate::tasks::Override;
+use crate::tasks::knobs::KnobValue;
+use crate::tasks::{target_images, Override};
 
 /// Steps a rule gets beyond the reach by default: half the reach, rounded up, at least
 /// two. The farthest cells need not be drawn by the very front of the growth, and the
@@ -79,6 +80,8 @@ pub fn loss_steps_from_reach(steps: usize, reach: usize) -> usize {
 /// What [`fit`] chose for a pattern run, and why: said in the first line of `train`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Geometry {
+    /// The task fitted (the pattern, or the lizard under its default recipe).
+    pub task: TaskKind,
     /// Rows and columns of the target's on cells, from the first to the last (the same
     /// however much empty room the image had around it).
     pub drawn: (usize, usize),
@@ -107,9 +110,10 @@ impl fmt::Display for Geometry {
         };
         write!(
             f,
-            "pattern: {steps} steps ({why}; the {h}x{w} drawing's farthest on cell is {reach} \
+            "{task}: {steps} steps ({why}; the {h}x{w} drawing's farthest on cell is {reach} \
              cells from the seed{from}) on a {side}x{side} grid (2x{steps}+2: growth never meets \
              itself across the border)",
+            task = self.task.name(),
             steps = self.steps,
             reach = self.reach,
             side = self.side
@@ -122,8 +126,21 @@ fn given(changes: &[Override], key: &str) -> bool {
     changes.iter().any(|change| change.knob().key == key)
 }
 
-/// Fits a `pattern` model's steps and grid to its target (other tasks keep the paper's):
-/// the steps `changes` set, refused when they cannot reach the target, else
+/// The count `changes` set the knob `key` to, if they set it.
+fn given_count(changes: &[Override], key: &str) -> Option<usize> {
+    changes
+        .iter()
+        .filter(|change| change.knob().key == key)
+        .find_map(|change| match change.value() {
+            KnobValue::Count(n) => Some(n),
+            _ => None,
+        })
+}
+
+/// Fits a growing model's steps and grid to its target: the `pattern` task's always, the
+/// lizard's under its default recipe (other recipes give the lizard the paper's 20x20
+/// torus and 12 steps back, [`papers_lizard`]); other tasks keep the paper's. The steps
+/// are those `changes` set, refused when they cannot reach the target, else
 /// [`default_steps`]; the grid a square of [`room`] for them, the target centred in it;
 /// and, unless `changes` set them, the default recipe's hold steps as many as the steps
 /// and its loss steps those from the reach on: the drawing is asked for from the first
@@ -134,21 +151,23 @@ pub fn fit(
     settings: &mut TrainSettings,
     changes: &[Override],
 ) -> Result<Option<Geometry>, ConfigError> {
-    if config.task != TaskKind::Pattern {
+    let fitted =
+        config.task == TaskKind::Pattern || settings.recipe.holds_as_long_as_it_grows(config.task);
+    if config.task == TaskKind::Lizard && !fitted {
+        papers_lizard(config, settings, changes);
+    }
+    if !fitted {
         return Ok(None);
     }
-    let steps_given = given(changes, "steps");
+    let steps_given = given_count(changes, "steps");
     let target = config.pattern.as_ref().ok_or(ConfigError::MissingPattern)?;
     let reach = reach(target).ok_or(ConfigError::EmptyTarget)?;
     let steps = match steps_given {
-        true if config.steps < reach => {
-            return Err(ConfigError::StepsShortOfTarget {
-                steps: config.steps,
-                reach,
-            })
+        Some(steps) if steps < reach => {
+            return Err(ConfigError::StepsShortOfTarget { steps, reach })
         }
-        true => config.steps,
-        false => default_steps(reach),
+        Some(steps) => steps,
+        None => default_steps(reach),
     };
     let side = room(steps);
     let drawn_from = hold_as_it_grows(
@@ -159,10 +178,11 @@ pub fn fit(
         changes,
     );
     let geometry = Geometry {
+        task: config.task,
         drawn: drawn(target),
         reach,
         steps,
-        steps_given,
+        steps_given: steps_given.is_some(),
         side,
         drawn_from,
     };
@@ -174,6 +194,25 @@ pub fn fit(
     config.pattern = Some(placed);
     Ok(Some(geometry))
 }
+
+/// The paper's lizard, for a recipe that does not fit the lizard to its target: its 12
+/// steps and 3,500 epochs (or those `changes` set) and the target's own grid. A lizard
+/// target is at most [`target_images::LIZARD_SIDE`] a side (the notebook's thumbnail), so
+/// a larger grid is the default's fitted room around it, taken back to the paper's 20x20.
+fn papers_lizard(config: &mut ModelConfig, settings: &mut TrainSettings, changes: &[Override]) {
+    config.steps = given_count(changes, "steps").unwrap_or(PAPERS_LIZARD.0);
+    settings.epochs = given_count(changes, "epochs").unwrap_or(PAPERS_LIZARD.1);
+    let side = target_images::LIZARD_SIDE as usize;
+    if config.height > side || config.width > side {
+        if let Some(target) = &config.pattern {
+            config.pattern = Some(target.centred_in(side, side));
+        }
+        (config.height, config.width) = (side, side);
+    }
+}
+
+/// The notebook's lizard: 12 steps, 3,500 epochs.
+const PAPERS_LIZARD: (usize, usize) = (12, 3500);
 
 /// The default recipe's hold and loss steps for a pattern grown in `steps` to a target of
 /// `reach` (when known), each unless `changes` set it: as many hold steps as it grows,
@@ -241,7 +280,7 @@ mod tests {
     fn the_builtin_g_and_the_lizard_reach_as_counted_by_hand() {
         // The G's art spans rows 2..=13 and columns 1..=14 around the seed (8, 8).
         assert_eq!(reach(&PatternTarget::builtin()), Some(7));
-        // The lizard keeps the paper's 12 steps; a pattern as far out would get 14.
+        // The lizard's default gets 14 steps (the paper's recipe keeps its 12).
         assert_eq!(reach(&target_images::lizard()), Some(9));
         assert_eq!(default_steps(9), 14);
         assert_eq!(
@@ -384,11 +423,52 @@ mod tests {
 
     #[test]
     fn other_tasks_keep_the_papers_geometry() {
-        for task in [TaskKind::Lizard, TaskKind::ColoredG, TaskKind::Checkerboard] {
+        for task in [TaskKind::ColoredG, TaskKind::Checkerboard] {
             let (mut config, mut settings) = preset(task, false);
             let before = config.clone();
             assert_eq!(fit(&mut config, &mut settings, &[]), Ok(None));
             assert_eq!(config, before);
         }
+    }
+
+    /// The lizard's default fits it as a pattern (reach 9: 14 steps on 30x30, held as
+    /// long); the paper's recipe gives back the notebook's 20x20 torus, its target cell
+    /// for cell, and 12 steps, or the steps given, in any order of the flags.
+    #[test]
+    fn the_lizard_is_fitted_by_its_default_and_the_papers_otherwise() {
+        let (mut config, mut settings) = preset(TaskKind::Lizard, false);
+        assert_eq!((config.steps, config.height, config.width), (14, 30, 30));
+        assert_eq!(settings.recipe.hold_steps, 14);
+        let g = fit(&mut config, &mut settings, &[]).unwrap().unwrap();
+        assert!(
+            g.to_string().starts_with("lizard: 14 steps (5 spare"),
+            "{g}"
+        );
+        let paper: Override = "recipe=paper".parse().unwrap();
+        let steps: Override = "steps=16".parse().unwrap();
+        for changes in [vec![paper], vec![steps, paper], vec![paper, steps]] {
+            let (mut config, mut settings) = preset(TaskKind::Lizard, false);
+            for change in &changes {
+                change.apply(&mut config, &mut settings);
+            }
+            assert_eq!(fit(&mut config, &mut settings, &changes), Ok(None));
+            let want_steps = if changes.len() == 2 { 16 } else { 12 };
+            assert_eq!(
+                (config.steps, config.height, config.width),
+                (want_steps, 20, 20),
+                "{changes:?}"
+            );
+            assert_eq!(config.pattern, Some(target_images::lizard()), "{changes:?}");
+            assert_eq!(settings.recipe.hold_steps, 0, "{changes:?}");
+            assert_eq!(settings.epochs, 3500, "the notebook's run");
+        }
+        // Back to the default: fitted again, the steps given kept.
+        let converge: Override = "recipe=converge".parse().unwrap();
+        let changes = [converge, steps];
+        for change in &changes {
+            change.apply(&mut config, &mut settings);
+        }
+        let g = fit(&mut config, &mut settings, &changes).unwrap().unwrap();
+        assert_eq!((g.steps, g.side, settings.recipe.hold_steps), (16, 34, 16));
     }
 }

@@ -55,9 +55,10 @@ fn full_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
             // most attempts that end exact do so late in the hold.
             settings(0, 5250, 1, 0.06),
         ),
+        // The pattern's: the lizard is grown and kept as any pattern is.
         TaskKind::Lizard => (
             lizard(128, widths(&[(512, 8)], &[256, 128])),
-            settings(0, 3500, 1, 0.06),
+            settings(0, 5250, 1, 0.06),
         ),
         TaskKind::ColoredG => (
             colored_g(64, widths(&[(512, 8)], &[256, 128, 64])),

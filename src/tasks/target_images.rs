@@ -138,7 +138,7 @@ pub fn image_spec(task: TaskKind, rgb: bool) -> Option<ImageSpec> {
 }
 
 /// The notebook's lizard target is 20 cells a side, its coloured G 16.
-const LIZARD_SIDE: u32 = 20;
+pub const LIZARD_SIDE: u32 = 20;
 const COLORED_G_SIDE: u32 = 16;
 
 /// The lizard as the paper's notebook embeds it: a 32x32 RGBA PNG (`assets/README.md` says

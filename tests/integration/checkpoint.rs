@@ -69,13 +69,13 @@ fn resumed_runs() -> [(TaskKind, &'static [&'static str]); 8] {
         // The sample pool's states are part of what a run carries.
         (
             TaskKind::Lizard,
-            &["finish-size=0", "pool=5", "batch=2", "pool-damage=1"],
+            &["recipe=paper", "pool=5", "batch=2", "pool-damage=1"],
         ),
         // A pool of the whole run's larger curriculum grids.
         (
             TaskKind::Lizard,
             &[
-                "finish-size=0",
+                "recipe=paper",
                 "pool=5",
                 "batch=2",
                 "pool-damage=1",
@@ -86,7 +86,7 @@ fn resumed_runs() -> [(TaskKind, &'static [&'static str]); 8] {
         // From half the run: stopped before the pool phase and in it.
         (
             TaskKind::Lizard,
-            &["finish-size=0", "pool=5", "batch=2", "pool-from=0.5"],
+            &["recipe=paper", "pool=5", "batch=2", "pool-from=0.5"],
         ),
     ]
 }

@@ -145,7 +145,7 @@ fn a_curriculum_of_shorter_rollouts_trains_on_them_and_scores_at_the_tasks_steps
 
 #[test]
 fn a_curriculum_no_shorter_than_the_task_is_refused() {
-    let (config, mut settings) = preset(TaskKind::Lizard, true);
+    let (config, mut settings) = settings_of(TaskKind::Lizard, true, &[]);
     settings.recipe.curriculum_steps = config.steps;
     settings.recipe.curriculum_share = 0.5;
     let err = Trainer::from_seed(config, settings).err().unwrap();

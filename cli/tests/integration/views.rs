@@ -289,6 +289,8 @@ fn a_users_image_goes_through_the_papers_path_for_lizard_and_colored_g() {
             &[
                 task,
                 "--small",
+                "--recipe",
+                "paper",
                 "--epochs",
                 "1",
                 "--no-artefacts",
@@ -300,7 +302,8 @@ fn a_users_image_goes_through_the_papers_path_for_lizard_and_colored_g() {
             serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
         saved["config"].clone()
     };
-    // The lizard's path: shrunk to 20x20, one channel on where R, G or B > 0.26.
+    // The lizard's path (on the paper's recipe, which keeps the image's grid): shrunk to
+    // 20x20, one channel on where R, G or B > 0.26.
     let lizard = target("lizard");
     assert_eq!(
         (lizard["height"].as_u64(), lizard["width"].as_u64()),
@@ -443,7 +446,15 @@ fn render_shows_the_target_of_a_growing_task() {
     let model = train(
         dir.path(),
         "l",
-        &["lizard", "--small", "--epochs", "1", "--no-artefacts"],
+        &[
+            "lizard",
+            "--small",
+            "--recipe",
+            "paper",
+            "--epochs",
+            "1",
+            "--no-artefacts",
+        ],
     );
     let png = dir.path().join("target.png");
     logicars()

@@ -1,12 +1,24 @@
 use super::*;
+use crate::model::recipe::RecipeName;
 use crate::model::task::TaskKind;
 use crate::tasks::knobs::validate;
-use crate::tasks::preset;
+use crate::tasks::{preset, Override};
+
+/// The preset of `task`; the lizard's on the paper's recipe, its 20x20 torus and 12 steps,
+/// where the curricula, the finish and the pool these tests cover are used (its default
+/// is fitted to its target and holds it).
+fn on_papers_grid(task: TaskKind) -> (ModelConfig, TrainSettings) {
+    let (mut config, mut settings) = preset(task, false);
+    if task == TaskKind::Lizard {
+        Override::recipe(RecipeName::Paper).apply(&mut config, &mut settings);
+    }
+    (config, settings)
+}
 
 #[test]
 fn a_curriculum_needs_a_task_of_any_size_and_a_smaller_grid_of_its_period() {
     let check = |task, side: usize| {
-        let (config, mut settings) = preset(task, false);
+        let (config, mut settings) = on_papers_grid(task);
         settings.recipe.curriculum_size = side;
         settings.recipe.curriculum_share = 0.4;
         validate(&config, &settings).map_err(|e| e.to_string())
@@ -47,7 +59,7 @@ fn a_curriculum_needs_a_task_of_any_size_and_a_smaller_grid_of_its_period() {
 #[test]
 fn a_task_grown_from_the_centre_takes_a_larger_curriculum_grid() {
     let check = |side: usize| {
-        let (config, mut settings) = preset(TaskKind::Lizard, false);
+        let (config, mut settings) = on_papers_grid(TaskKind::Lizard);
         settings.recipe.curriculum_size = side;
         settings.recipe.curriculum_share = 1.0;
         validate(&config, &settings).map_err(|e| e.to_string())
@@ -68,7 +80,7 @@ fn a_task_grown_from_the_centre_takes_a_larger_curriculum_grid() {
 #[test]
 fn a_finish_is_a_larger_grid_for_one_model_of_a_task_grown_from_the_centre() {
     let check = |task: TaskKind, side: usize, change: fn(&mut TrainSettings)| {
-        let (config, mut settings) = preset(task, false);
+        let (config, mut settings) = on_papers_grid(task);
         settings.recipe.finish_size = side;
         change(&mut settings);
         validate(&config, &settings).map_err(|e| e.to_string())
@@ -94,7 +106,7 @@ fn a_finish_is_a_larger_grid_for_one_model_of_a_task_grown_from_the_centre() {
     assert!(starts.contains("not go with --starts (add"), "{starts}");
     assert!(with(|s| s.recipe.pool = 4).contains("--pool (add --finish-size 0)"));
     assert!(with(|s| s.recipe.hold_steps = 12).contains("--hold-steps (add"));
-    let (config, mut settings) = preset(TaskKind::Lizard, false);
+    let (config, mut settings) = on_papers_grid(TaskKind::Lizard);
     settings.recipe.finish_size = 0;
     assert_eq!(settings.finish_config(&config), None);
     settings.recipe.finish_size = 26;
@@ -108,7 +120,7 @@ fn a_finish_is_a_larger_grid_for_one_model_of_a_task_grown_from_the_centre() {
 #[test]
 fn a_curriculum_of_shorter_rollouts_fits_every_task_with_steps_to_spare() {
     let check = |task, steps: usize| {
-        let (config, mut settings) = preset(task, false);
+        let (config, mut settings) = on_papers_grid(task);
         settings.recipe.curriculum_steps = steps;
         settings.recipe.curriculum_share = 0.3;
         validate(&config, &settings).map_err(|e| e.to_string())
@@ -120,7 +132,7 @@ fn a_curriculum_of_shorter_rollouts_fits_every_task_with_steps_to_spare() {
         check(TaskKind::Gol, 1),
         Err("the curriculum's rollouts (1 steps) must be shorter than the task's (1 steps)".into())
     );
-    let (config, settings) = preset(TaskKind::Lizard, false);
+    let (config, settings) = on_papers_grid(TaskKind::Lizard);
     let mut short = settings.clone();
     short.recipe.curriculum_steps = 8;
     short.recipe.curriculum_share = 0.3;
@@ -168,7 +180,7 @@ fn a_synchronous_curriculum_drops_the_fire_masks_of_asynchronous_tasks_only() {
 
 #[test]
 fn alternating_needs_a_curriculum() {
-    let (config, mut settings) = preset(TaskKind::Lizard, false);
+    let (config, mut settings) = on_papers_grid(TaskKind::Lizard);
     settings.recipe.curriculum_alternate = true;
     assert_eq!(
         validate(&config, &settings),
@@ -223,7 +235,7 @@ fn invalid_configs_are_named() {
 #[test]
 fn a_sample_pool_is_for_growing_tasks_and_holds_a_batch() {
     let check = |task, pool, batch, reseed, damage, starts| {
-        let (config, mut settings) = preset(task, false);
+        let (config, mut settings) = on_papers_grid(task);
         let r = &mut settings.recipe;
         (r.pool, r.pool_reseed, r.pool_damage, r.starts) = (pool, reseed, damage, starts);
         // Starts chosen among at half the run, so that they are valid without a pool;
@@ -245,7 +257,7 @@ fn a_sample_pool_is_for_growing_tasks_and_holds_a_batch() {
     assert_eq!(check(TaskKind::ColoredG, 2, 2, 0, 0, 1), Err("curriculum"));
     // A curriculum of larger grids for the whole run holds its own grids in the pool.
     let larger = |share, steps, alternate| {
-        let (config, mut settings) = preset(TaskKind::Lizard, false);
+        let (config, mut settings) = on_papers_grid(TaskKind::Lizard);
         let r = &mut settings.recipe;
         (r.pool, r.finish_size, r.curriculum_size) = (8, 0, 24);
         (
@@ -265,7 +277,7 @@ fn a_sample_pool_is_for_growing_tasks_and_holds_a_batch() {
     assert_eq!(check(TaskKind::Lizard, 8, 4, 1, 0, 2), Err("starts"));
     // No pool: its other numbers are not looked at, but a time to start it is refused.
     assert_eq!(check(TaskKind::Checkerboard, 0, 2, 9, 9, 1), Ok(()));
-    let (config, mut settings) = preset(TaskKind::Lizard, false);
+    let (config, mut settings) = on_papers_grid(TaskKind::Lizard);
     settings.recipe.pool_from = 0.5;
     assert_eq!(
         validate(&config, &settings).map_err(|e| e.to_string()),

@@ -21,7 +21,6 @@ use rayon::prelude::*;
 
 use crate::automaton::grid::Grids;
 use crate::automaton::hard_run::HardRun;
-use crate::evaluate::fresh::{criterion, Measure};
 use crate::evaluate::loss::hard_errors;
 use crate::model::circuit::{Circuit, GateOrder};
 use crate::model::config::ModelConfig;
@@ -71,8 +70,8 @@ struct Probe {
     init: Grids,
     target: Grids,
     steps: usize,
-    /// The states scored: after `steps`, and after `2 * steps` when the task's exact check
-    /// asks that the pattern holds.
+    /// The states scored: after `steps` and after `2 * steps`, as the exact check asks
+    /// that a pattern holds ([`crate::evaluate::fresh::CRITERION`]).
     scored: usize,
 }
 
@@ -86,10 +85,7 @@ impl Probe {
             target: tasks::target(c, &init, c.steps),
             init,
             steps: c.steps,
-            scored: match criterion(c.task) {
-                Measure::Grows => 1,
-                Measure::Holds | Measure::Regrows => 2,
-            },
+            scored: 2,
         }
     }
 }
