@@ -778,12 +778,27 @@ fn the_reference_run_peaks_under_28_mib() {
     }
 }
 
+/// The hard loss `logicars eval` gives `model` on one grid of `size` after `steps` steps.
+fn eval_hard_loss(model: &Path, size: &str, steps: &str) -> f64 {
+    let out = logicars()
+        .args(["eval", "--seed", "99", "--batch", "1", "--size", size])
+        .args(["--steps", steps, "--model"])
+        .arg(model)
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let loss = stdout
+        .split("hard_loss=")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{stdout}"));
+    loss.split(',').next().unwrap().parse().unwrap()
+}
+
 /// `--search-circuits` searches the kept model of a growing task after the last epoch, says
 /// what it changed, and saves the searched model (its fresh check counts what the search
-/// left); a task whose rollouts start from random grids refuses it before training, and
-/// so does any task `--rewire-layers` without a search.
+/// left).
 #[test]
-fn a_gate_search_finishes_a_growing_task_and_is_refused_elsewhere() {
+fn a_gate_search_finishes_a_growing_task() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("lizard/model.json");
     let out = logicars()
@@ -819,22 +834,15 @@ fn a_gate_search_finishes_a_growing_task_and_is_refused_elsewhere() {
     );
     // The search counts the wrong bits at steps 12 and 24 on the paper's 20x20 grid, the
     // states `eval` scores with the check's first probe's grid.
-    let wrong_at = |steps: &str| -> f64 {
-        let out = logicars()
-            .args(["eval", "--seed", "99", "--batch", "1", "--size", "20x20"])
-            .args(["--steps", steps, "--model"])
-            .arg(&model)
-            .assert()
-            .success();
-        let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-        let loss = stdout
-            .split("hard_loss=")
-            .nth(1)
-            .unwrap_or_else(|| panic!("{stdout}"));
-        loss.split(',').next().unwrap().parse().unwrap()
-    };
+    let wrong_at = |steps| eval_hard_loss(&model, "20x20", steps);
     assert_eq!(wrong_at("12") + wrong_at("24"), after, "{line}");
+}
 
+/// A task whose rollouts start from random grids refuses a gate search before training,
+/// and so does any task `--rewire-layers` without a search.
+#[test]
+fn a_gate_search_is_refused_where_it_cannot_run() {
+    let dir = tempfile::tempdir().unwrap();
     let out = logicars()
         .args(["train", "checkerboard", "--small", "--search-circuits", "1"])
         .args(["--no-artefacts", "--save"])
