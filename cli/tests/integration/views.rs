@@ -23,6 +23,21 @@ fn train(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
     model
 }
 
+/// One epoch of `task`'s small grid with the paper's recipe (its notebook geometry), saved
+/// in `dir/task/`.
+fn one_papers_epoch(dir: &Path, task: &str, extra: &[&str]) -> PathBuf {
+    let args = [
+        task,
+        "--small",
+        "--recipe",
+        "paper",
+        "--epochs",
+        "1",
+        "--no-artefacts",
+    ];
+    train(dir, task, &[&args[..], extra].concat())
+}
+
 /// Trains the small checkerboard briefly.
 fn trained(dir: &Path, extra: &[&str]) -> PathBuf {
     train(
@@ -283,21 +298,7 @@ fn a_users_image_goes_through_the_papers_path_for_lizard_and_colored_g() {
     });
     img.save(&png).unwrap();
     let target = |task: &str| {
-        let model = train(
-            dir.path(),
-            task,
-            &[
-                task,
-                "--small",
-                "--recipe",
-                "paper",
-                "--epochs",
-                "1",
-                "--no-artefacts",
-                "--target",
-                png.to_str().unwrap(),
-            ],
-        );
+        let model = one_papers_epoch(dir.path(), task, &["--target", png.to_str().unwrap()]);
         let saved: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
         saved["config"].clone()
@@ -443,19 +444,7 @@ fn check_of_an_async_model_adds_the_robustness_run() {
 #[test]
 fn render_shows_the_target_of_a_growing_task() {
     let dir = tempfile::tempdir().unwrap();
-    let model = train(
-        dir.path(),
-        "l",
-        &[
-            "lizard",
-            "--small",
-            "--recipe",
-            "paper",
-            "--epochs",
-            "1",
-            "--no-artefacts",
-        ],
-    );
+    let model = one_papers_epoch(dir.path(), "lizard", &[]);
     let png = dir.path().join("target.png");
     logicars()
         .args(["render", "--show-target", "--scale", "1", "--model"])
