@@ -17,6 +17,20 @@ pub use presets::{
 };
 pub use rule_step::life_generation;
 
+/// The preset of `task` on the paper's recipe, fitted as a run with `--recipe paper` is
+/// (the lizard on the notebook's 20x20 torus and 12 steps).
+#[cfg(test)]
+pub(crate) fn papers_preset(
+    task: crate::model::task::TaskKind,
+    small: bool,
+) -> (ModelConfig, crate::model::config::TrainSettings) {
+    let (mut config, mut settings) = preset(task, small);
+    let paper = Override::recipe(crate::model::recipe::RecipeName::Paper);
+    paper.apply(&mut config, &mut settings);
+    pattern_geometry::fit(&mut config, &mut settings, &[paper]).expect("the paper's geometry");
+    (config, settings)
+}
+
 use rand::{Rng, RngExt};
 
 use crate::automaton::grid::Grids;
@@ -332,8 +346,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(0);
         // The paper's lizard: one seeded cell at (10, 10) of its 20x20 grid, all 16
         // channels on.
-        let (mut lizard, mut settings) = preset(TaskKind::Lizard, true);
-        Override::recipe(crate::model::recipe::RecipeName::Paper).apply(&mut lizard, &mut settings);
+        let (lizard, _) = papers_preset(TaskKind::Lizard, true);
         let init = training_init(&lizard, 1, &mut rng);
         assert_eq!((init.height, init.width, init.channels), (20, 20, 16));
         let on: Vec<(usize, usize)> = (0..400)

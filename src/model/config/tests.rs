@@ -1,18 +1,16 @@
 use super::*;
-use crate::model::recipe::RecipeName;
 use crate::model::task::TaskKind;
 use crate::tasks::knobs::validate;
-use crate::tasks::{preset, Override};
+use crate::tasks::preset;
 
 /// The preset of `task`; the lizard's on the paper's recipe, its 20x20 torus and 12 steps,
 /// where the curricula, the finish and the pool these tests cover are used (its default
 /// is fitted to its target and holds it).
 fn on_papers_grid(task: TaskKind) -> (ModelConfig, TrainSettings) {
-    let (mut config, mut settings) = preset(task, false);
-    if task == TaskKind::Lizard {
-        Override::recipe(RecipeName::Paper).apply(&mut config, &mut settings);
+    match task {
+        TaskKind::Lizard => crate::tasks::papers_preset(task, false),
+        _ => preset(task, false),
     }
-    (config, settings)
 }
 
 #[test]

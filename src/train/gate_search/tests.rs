@@ -7,9 +7,8 @@ use rand_chacha::ChaCha8Rng;
 use super::*;
 use crate::evaluate::fresh::{score_probe, Measure, Probe as CheckProbe};
 use crate::model::gates::NUM_OPS;
-use crate::model::recipe::RecipeName;
 use crate::model::task::TaskKind;
-use crate::tasks::{preset, Override};
+use crate::tasks::preset;
 
 /// A search of the gates' ops alone, of at most `budget` circuits.
 fn ops_only(budget: usize) -> SearchPlan {
@@ -41,10 +40,10 @@ fn wrong(model: &Model) -> u64 {
 /// A fresh reduced model of `task` (seed 3); the lizard's on the paper's recipe, its 20x20
 /// torus and 12 steps, where these tests' rollouts are short.
 fn fresh(task: TaskKind) -> Model {
-    let (mut config, mut settings) = preset(task, true);
-    if task == TaskKind::Lizard {
-        Override::recipe(RecipeName::Paper).apply(&mut config, &mut settings);
-    }
+    let (config, _) = match task {
+        TaskKind::Lizard => crate::tasks::papers_preset(task, true),
+        _ => preset(task, true),
+    };
     Model::new(config, &mut ChaCha8Rng::seed_from_u64(3)).unwrap()
 }
 
