@@ -25,7 +25,7 @@ use logicars::kernels::table::{table, Table};
 use logicars::model::circuit::GateRef;
 use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::task::TaskKind;
-use logicars::tasks::{preset, Override};
+use logicars::tasks::{pattern_geometry, preset, Override};
 use logicars::train::memory::RolloutSize;
 use logicars::train::Trainer;
 use rand::{RngExt, SeedableRng};
@@ -55,10 +55,12 @@ fn workload(task: TaskKind, recipe: &'static str) -> Workload {
         "paper" => &["recipe=paper"],
         _ => &["curriculum-share=0", "starts=1"],
     };
-    for change in changes {
-        let change: Override = change.parse().unwrap();
+    let changes: Vec<Override> = changes.iter().map(|c| c.parse().unwrap()).collect();
+    for change in &changes {
         change.apply(&mut config, &mut settings);
     }
+    // As a run fits its grid once its flags are applied (the paper's lizard: 20x20).
+    pattern_geometry::fit(&mut config, &mut settings, &changes).unwrap();
     let gate_lanes = gate_lanes(&config, &settings);
     let epoch = settings.epochs;
     let trainer = Trainer::from_seed(config, settings).unwrap();
