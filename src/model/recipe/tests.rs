@@ -98,8 +98,8 @@ fn converge_makes_attempts_per_task_and_the_paper_one() {
         (TaskKind::CheckerboardAsync, 14, 8, 150),
         (TaskKind::Gol, 3, 2, 0),
         (TaskKind::ColoredG, 16, 5, 0),
-        (TaskKind::Lizard, 20, 3, 0),
-        (TaskKind::Pattern, 20, 3, 0),
+        (TaskKind::Lizard, 20, 6, 0),
+        (TaskKind::Pattern, 20, 6, 0),
     ];
     for (task, side, attempts, stall) in budgets {
         let r = converge(task, side);
