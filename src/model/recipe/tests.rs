@@ -83,7 +83,7 @@ fn converge_makes_attempts_per_task_and_the_paper_one() {
             hold_from: 0.3333,
             search_circuits: 15_000,
             rewire_layers: 2,
-            attempts: 3,
+            attempts: 6,
             ..Recipe::named(RecipeName::Paper, TaskKind::Pattern, (20, 20))
         },
         "its hold steps come with its fitted steps"
