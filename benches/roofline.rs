@@ -25,7 +25,7 @@ use logicars::kernels::table::{table, Table};
 use logicars::model::circuit::GateRef;
 use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::task::TaskKind;
-use logicars::tasks::{pattern_geometry, preset, Override};
+use logicars::tasks::{preset_with, Override};
 use logicars::train::memory::RolloutSize;
 use logicars::train::Trainer;
 use rand::{RngExt, SeedableRng};
@@ -50,17 +50,13 @@ struct Workload {
 /// The task's preset with `changes`; `default` means the task's own recipe at its size
 /// with one start (after its curriculum), `paper` the paper's recipe.
 fn workload(task: TaskKind, recipe: &'static str) -> Workload {
-    let (mut config, mut settings) = preset(task, false);
     let changes: &[&str] = match recipe {
         "paper" => &["recipe=paper"],
         _ => &["curriculum-share=0", "starts=1"],
     };
     let changes: Vec<Override> = changes.iter().map(|c| c.parse().unwrap()).collect();
-    for change in &changes {
-        change.apply(&mut config, &mut settings);
-    }
-    // As a run fits its grid once its flags are applied (the paper's lizard: 20x20).
-    pattern_geometry::fit(&mut config, &mut settings, &changes).unwrap();
+    // Fitted as a run is once its flags are applied (the paper's lizard: 20x20).
+    let (config, settings) = preset_with(task, false, &changes).unwrap();
     let gate_lanes = gate_lanes(&config, &settings);
     let epoch = settings.epochs;
     let trainer = Trainer::from_seed(config, settings).unwrap();

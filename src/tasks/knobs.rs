@@ -236,17 +236,10 @@ impl Override {
             (Target::Number(field), KnobValue::Number(x)) => *field(config, settings) = x,
             (Target::Switch(field), KnobValue::Switch(on)) => *field(config, settings) = on,
             // The recipe decides the lizard's grid and steps (fitted to its target by
-            // the default, the paper's otherwise). Its run's length, and a target that
-            // cannot be fitted, are left to the fit every run makes once its flags are
-            // applied ([`super::pattern_geometry::fit`]), which sets the one and refuses
-            // the other.
+            // the default, the paper's otherwise): the fit every run makes once its flags
+            // are applied sets them ([`super::preset_with`]).
             (Target::Recipe, KnobValue::Recipe(name)) => {
                 settings.recipe = super::recipe_for(name, config);
-                if config.task == TaskKind::Lizard {
-                    let epochs = settings.epochs;
-                    super::pattern_geometry::fit(config, settings, &[]).ok();
-                    settings.epochs = epochs;
-                }
             }
             (Target::Parametrization, KnobValue::Parametrization(p)) => {
                 settings.recipe.parametrization = p;

@@ -17,6 +17,23 @@ pub use presets::{
 };
 pub use rule_step::life_generation;
 
+/// The preset of `task` with `changes` applied and its growing geometry fitted to them,
+/// as a run configures itself when it is given no target, layer widths or recording: for
+/// library callers (and tests) that train from knob settings alone. A change of recipe
+/// takes the lizard to the paper's 20x20 torus here, never in [`Override::apply`].
+pub fn preset_with(
+    task: crate::model::task::TaskKind,
+    small: bool,
+    changes: &[Override],
+) -> Result<(ModelConfig, crate::model::config::TrainSettings), crate::error::ConfigError> {
+    let (mut config, mut settings) = preset(task, small);
+    for change in changes {
+        change.apply(&mut config, &mut settings);
+    }
+    pattern_geometry::fit(&mut config, &mut settings, changes)?;
+    Ok((config, settings))
+}
+
 /// The preset of `task` on the paper's recipe, fitted as a run with `--recipe paper` is
 /// (the lizard on the notebook's 20x20 torus and 12 steps).
 #[cfg(test)]
@@ -24,11 +41,8 @@ pub(crate) fn papers_preset(
     task: crate::model::task::TaskKind,
     small: bool,
 ) -> (ModelConfig, crate::model::config::TrainSettings) {
-    let (mut config, mut settings) = preset(task, small);
     let paper = Override::recipe(crate::model::recipe::RecipeName::Paper);
-    paper.apply(&mut config, &mut settings);
-    pattern_geometry::fit(&mut config, &mut settings, &[paper]).expect("the paper's geometry");
-    (config, settings)
+    preset_with(task, small, &[paper]).expect("the paper's geometry")
 }
 
 use rand::{Rng, RngExt};

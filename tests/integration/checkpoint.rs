@@ -5,18 +5,15 @@ use std::ops::ControlFlow;
 
 use logicars::io::checkpoint_file::{self, Checkpoint, RunOutputs};
 use logicars::model::task::TaskKind;
-use logicars::tasks::{preset, Override};
+use logicars::tasks::{preset, preset_with};
+
+use crate::overrides;
 use logicars::train::attempts::{finish_attempt, Ending};
 use logicars::train::{run, EpochMetrics, ExactWatch, Keep, Trainer};
 
 /// A short run of `task` with `changes` applied.
 fn trainer(task: TaskKind, changes: &[&str]) -> Trainer {
-    let (mut config, mut settings) = preset(task, true);
-    settings.epochs = 12;
-    for change in changes {
-        let change: Override = change.parse().unwrap();
-        change.apply(&mut config, &mut settings);
-    }
+    let (config, settings) = preset_with(task, true, &overrides(&["epochs=12"], changes)).unwrap();
     Trainer::from_seed(config, settings).unwrap()
 }
 

@@ -5,7 +5,9 @@
 use logicars::model::config::{ModelConfig, TrainSettings};
 use logicars::model::pattern::PatternTarget;
 use logicars::model::task::TaskKind;
-use logicars::tasks::{preset, use_target, Override};
+use logicars::tasks::{preset, preset_with, use_target};
+
+use crate::overrides;
 use logicars::train::Trainer;
 
 /// The paper's recipe on the checkerboard, with `changes`.
@@ -26,13 +28,8 @@ fn trainer_of(task: TaskKind, small: bool, changes: &[&str]) -> Trainer {
 
 /// The model config and settings of [`trainer_of`].
 fn settings_of(task: TaskKind, small: bool, changes: &[&str]) -> (ModelConfig, TrainSettings) {
-    let (mut config, mut settings) = preset(task, small);
-    settings.epochs = 10;
-    for change in ["recipe=paper"].iter().chain(changes) {
-        let change: Override = change.parse().unwrap();
-        change.apply(&mut config, &mut settings);
-    }
-    (config, settings)
+    let changes = overrides(&["epochs=10", "recipe=paper"], changes);
+    preset_with(task, small, &changes).unwrap()
 }
 
 #[test]

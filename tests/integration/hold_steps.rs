@@ -2,17 +2,15 @@
 //! from the task's step on, so that a pattern must persist rather than pass.
 
 use logicars::model::task::TaskKind;
-use logicars::tasks::{preset, Override};
+use logicars::tasks::{preset, preset_with, Override};
 use logicars::train::{EpochMetrics, Trainer};
+
+use crate::overrides;
 
 /// The small coloured G with the paper's recipe and `changes`, for 3 epochs.
 fn history(changes: &[&str]) -> Vec<EpochMetrics> {
-    let (mut config, mut settings) = preset(TaskKind::ColoredG, true);
-    settings.epochs = 3;
-    for change in ["recipe=paper"].iter().chain(changes) {
-        let change: Override = change.parse().unwrap();
-        change.apply(&mut config, &mut settings);
-    }
+    let changes = overrides(&["epochs=3", "recipe=paper"], changes);
+    let (config, settings) = preset_with(TaskKind::ColoredG, true, &changes).unwrap();
     let mut trainer = Trainer::from_seed(config, settings).unwrap();
     (1..=3).map(|e| trainer.epoch(e).unwrap()).collect()
 }
@@ -52,12 +50,11 @@ fn game_of_life_has_nothing_to_hold() {
 /// the phase goes on as one never stopped.
 #[test]
 fn the_hold_phase_starts_at_its_share_and_resumes_exactly() {
-    let (mut config, mut settings) = preset(TaskKind::ColoredG, true);
-    settings.epochs = 4;
-    for change in ["recipe=paper", "hold-steps=5", "hold-from=0.5"] {
-        let change: Override = change.parse().unwrap();
-        change.apply(&mut config, &mut settings);
-    }
+    let changes = overrides(
+        &["epochs=4", "recipe=paper", "hold-steps=5", "hold-from=0.5"],
+        &[],
+    );
+    let (config, settings) = preset_with(TaskKind::ColoredG, true, &changes).unwrap();
     let mut trainer = Trainer::from_seed(config.clone(), settings.clone()).unwrap();
     let phased: Vec<EpochMetrics> = (1..=3).map(|e| trainer.epoch(e).unwrap()).collect();
     let plain = history(&[]);

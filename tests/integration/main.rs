@@ -14,3 +14,13 @@ mod notebook_replay;
 mod pool;
 mod starts;
 mod subnormals;
+
+use logicars::tasks::Override;
+
+/// `base` then `changes`, each parsed as `--set` parses it.
+fn overrides(base: &[&str], changes: &[&str]) -> Vec<Override> {
+    base.iter()
+        .chain(changes)
+        .map(|c| c.parse().unwrap())
+        .collect()
+}

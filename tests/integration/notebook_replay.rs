@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use logicars::io::{batch_file, model_file};
 use logicars::model::recipe::RecipeName;
 use logicars::model::task::TaskKind;
-use logicars::tasks::{preset, Override};
+use logicars::tasks::{preset_with, Override};
 use logicars::train::{run, EpochMetrics, Trainer};
 
 const EPOCHS: usize = 260;
@@ -39,8 +39,8 @@ fn notebook_log(path: &Path) -> Vec<(f64, f64)> {
 
 /// The notebook's initial parameters in `gz`, as the model of `task`'s paper recipe.
 fn notebook_start(task: TaskKind, epochs: usize, gz: &Path) -> Trainer {
-    let (mut config, mut settings) = preset(task, false);
-    Override::recipe(RecipeName::Paper).apply(&mut config, &mut settings);
+    let paper = Override::recipe(RecipeName::Paper);
+    let (config, mut settings) = preset_with(task, false, &[paper]).unwrap();
     settings.epochs = epochs;
     let dir = tempfile::tempdir().unwrap();
     let params = dir.path().join("init_params.json");

@@ -5,18 +5,16 @@
 use std::ops::ControlFlow;
 
 use logicars::model::task::TaskKind;
-use logicars::tasks::{preset, Override};
+use logicars::tasks::preset_with;
+
+use crate::overrides;
 use logicars::train::{run, EpochMetrics, Trainer};
 
 /// The soft losses of a short small-lizard run on the paper's recipe (its 20x20 torus)
 /// with `changes`.
 fn soft_losses(changes: &[&str]) -> Vec<f64> {
-    let (mut config, mut settings) = preset(TaskKind::Lizard, true);
-    settings.epochs = 10;
-    for change in ["recipe=paper"].iter().chain(changes) {
-        let change: Override = change.parse().unwrap();
-        change.apply(&mut config, &mut settings);
-    }
+    let changes = overrides(&["epochs=10", "recipe=paper"], changes);
+    let (config, settings) = preset_with(TaskKind::Lizard, true, &changes).unwrap();
     let mut history: Vec<EpochMetrics> = Vec::new();
     let trainer = Trainer::from_seed(config, settings).unwrap();
     let (_, _, error) = run(trainer, |_, m| {

@@ -2,9 +2,11 @@
 //! epoch reports the start that leads, and the run goes on with the chosen one alone.
 
 use logicars::model::task::TaskKind;
-use logicars::tasks::{preset, Override};
+use logicars::tasks::{preset, preset_with};
 use logicars::train::starts::{leader, start_seed};
 use logicars::train::{EpochMetrics, Trainer};
+
+use crate::overrides;
 
 const EPOCHS: usize = 12;
 
@@ -12,18 +14,15 @@ const EPOCHS: usize = 12;
 /// the choice after epoch 6: the end of a curriculum on 4x4 grids for half the run, or,
 /// when `changes` set no curriculum, half the run (`starts-share=0.5`).
 fn trainer(seed: u64, starts: usize, changes: &[&str]) -> Trainer {
-    let (mut config, mut settings) = preset(TaskKind::Checkerboard, true);
-    settings.epochs = EPOCHS;
-    settings.seed = seed;
     let starts = format!("starts={starts}");
     let base = match changes.contains(&"curriculum-share=0") {
         false => ["curriculum-size=4", "curriculum-share=0.5", starts.as_str()],
         true => ["curriculum-share=0", "starts-share=0.5", starts.as_str()],
     };
-    for change in changes.iter().chain(&base) {
-        let change: Override = change.parse().unwrap();
-        change.apply(&mut config, &mut settings);
-    }
+    let changes = overrides(changes, &base);
+    let (config, mut settings) = preset_with(TaskKind::Checkerboard, true, &changes).unwrap();
+    settings.epochs = EPOCHS;
+    settings.seed = seed;
     Trainer::from_seed(config, settings).unwrap()
 }
 
