@@ -4,13 +4,16 @@
 mod bad_files;
 mod cli;
 mod common;
+mod determinism;
 mod docs;
 mod export;
 mod knobs;
 mod kubernetes;
 mod limits;
+mod one_line_errors;
 mod page;
 mod pattern_geometry;
+mod pattern_targets;
 mod refused;
 mod replay;
 mod resume;
