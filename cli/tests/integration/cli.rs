@@ -142,32 +142,38 @@ fn eval_reads_initial_grids_from_json() {
 }
 
 /// An attempt far from its pattern when the hold begins gives its time to the next: it
-/// stops there, without the gate search, and the run says why.
+/// stops there, without the gate search, and the run says why; a run that goes on from
+/// `--attempt K` names its attempts as its summary does.
 #[test]
 fn an_attempt_far_from_its_target_gives_up_when_the_hold_begins() {
     let dir = tempfile::tempdir().unwrap();
     let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/patterns/tuning/k-16.png");
-    let out = logicars()
-        .args(["train", "pattern", "--small", "--target"])
-        .arg(&target)
-        .args(["--epochs", "4", "--attempts", "2", "--give-up", "1"])
-        .args(["--no-artefacts", "--threads", "1", "--save"])
-        .arg(dir.path().join("m/model.json"))
-        .assert()
-        .success();
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
-    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
-    // The small pattern holds from a third of the run, epoch 2 of 4; four epochs draw no
-    // 16x16 glyph.
-    assert!(
-        stderr.contains(
-            "attempt 1 of 2: stopped at epoch 1: its hard loss was never below 1 bits \
-             (--give-up), so no gate search"
-        ),
-        "{stderr}"
-    );
-    // The last attempt never gives up: it runs its four epochs.
-    assert!(stdout.contains("2 of 2 (5 epochs in all)"), "{stdout}");
+    for (first, label) in [("1", "attempt 1 of 2: "), ("3", "attempt 3 (1 of 2): ")] {
+        let out = logicars()
+            .args(["train", "pattern", "--small", "--target"])
+            .arg(&target)
+            .args(["--epochs", "4", "--attempt", first, "--attempts", "2"])
+            .args([
+                "--give-up",
+                "1",
+                "--no-artefacts",
+                "--threads",
+                "1",
+                "--save",
+            ])
+            .arg(dir.path().join(format!("m{first}/model.json")))
+            .assert()
+            .success();
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        // The small pattern holds from a third of the run, epoch 2 of 4; four epochs draw
+        // no 16x16 glyph.
+        let stopped = "stopped at epoch 1: its hard loss was never below 1 bits (--give-up), \
+                       so no gate search";
+        assert!(stderr.contains(&format!("{label}{stopped}")), "{stderr}");
+        // The last attempt never gives up: it runs its four epochs.
+        assert!(stdout.contains("2 of 2 (5 epochs in all)"), "{stdout}");
+    }
 }
 
 /// A bare file name for the model saves it in the current folder, its log and pictures

@@ -372,16 +372,19 @@ impl Session {
     }
 }
 
-/// `attempt 2 of 4: `, for the lines of a run that may make several attempts.
+/// `attempt 2 of 4: `, for the lines of a run that may make several attempts; a run that
+/// goes on from `--attempt K` names the attempt as its summary does and counts its own
+/// (`attempt 5 (2 of 3): `).
 fn attempt_label(settings: &TrainSettings, finished: usize) -> Option<String> {
     let first = settings.attempt - finished;
     let several = settings.last_attempt() > first;
-    several.then(|| {
-        format!(
-            "attempt {} of {}: ",
-            settings.attempt - first + 1,
-            settings.last_attempt() - first + 1
-        )
+    let (nth, of) = (
+        settings.attempt - first + 1,
+        settings.last_attempt() - first + 1,
+    );
+    several.then(|| match first {
+        1 => format!("attempt {nth} of {of}: "),
+        _ => format!("attempt {} ({nth} of {of}): ", settings.attempt),
     })
 }
 
