@@ -13,7 +13,9 @@
 //! is shared: a ratio within one round is what counts), and the table gives medians over
 //! the rounds: the epoch, the plain kernel's time for the same gate-lanes, their ratio,
 //! and each task's cost per gate-lane as a multiple of the reference checkerboard's (the
-//! paper's recipe). `LOGICARS_ROOFLINE_ROUNDS` sets the rounds (default 7); in test mode
+//! paper's recipe). A second table gives the plain kernel chained into more layers,
+//! against one layer, within each round: what a tile's table larger than the L2 costs
+//! the kernels alone. `LOGICARS_ROOFLINE_ROUNDS` sets the rounds (default 7); in test mode
 //! (`cargo test --benches`, or `cargo bench --bench roofline -- --test`) every part runs
 //! once.
 
@@ -76,7 +78,8 @@ fn gate_lanes(config: &ModelConfig, settings: &TrainSettings) -> f64 {
     (config.gates_per_cell_step() * lanes) as f64
 }
 
-/// The plain kernel's tables on one thread: 256 gates reading 264 rows of 64 lanes.
+/// The plain kernel's tables on one thread: layers of 256 gates, the first reading 264
+/// rows of 64 lanes, each other the layer before it.
 struct Plain {
     gates: Vec<GateRef>,
     coefs: Vec<[f32; 4]>,
@@ -91,38 +94,52 @@ const INPUT_ROWS: usize = 264;
 const GATES: usize = 256;
 
 impl Plain {
-    fn new(seed: u64) -> Self {
+    /// `layers` layers of [`GATES`] gates wired at random from `seed`.
+    fn new(seed: u64, layers: usize) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let gates: Vec<GateRef> = (0..GATES as u32)
-            .map(|g| GateRef {
-                a: rng.random_range(0..INPUT_ROWS as u32),
-                b: rng.random_range(0..INPUT_ROWS as u32),
-                param: g,
-            })
-            .collect();
-        let coefs = (0..GATES)
+        let mut gates: Vec<GateRef> = Vec::with_capacity(layers * GATES);
+        for layer in 0..layers {
+            let (first, rows) = match layer {
+                0 => (0, INPUT_ROWS),
+                _ => (INPUT_ROWS + (layer - 1) * GATES, GATES),
+            };
+            for _ in 0..GATES {
+                let param = gates.len() as u32;
+                gates.push(GateRef {
+                    a: (first + rng.random_range(0..rows)) as u32,
+                    b: (first + rng.random_range(0..rows)) as u32,
+                    param,
+                });
+            }
+        }
+        let coefs = (0..gates.len())
             .map(|_| std::array::from_fn(|_| rng.random_range(-1.0..1.0)))
             .collect();
-        let rows = INPUT_ROWS + GATES;
+        let rows = INPUT_ROWS + gates.len();
         let mut acts = table(0.0f32, rows * TILE);
         acts.iter_mut().for_each(|v| *v = rng.random());
-        let plan = BackwardPlan::new(&gates, INPUT_ROWS, INPUT_ROWS..rows);
+        let plan = BackwardPlan::new(&gates, INPUT_ROWS, rows - GATES..rows);
         let mut grads = table(0.0f32, plan.gradient_rows() * TILE);
-        for r in INPUT_ROWS..rows {
+        for r in rows - GATES..rows {
             grads[plan.gradient_slot(r) * TILE..][..TILE].fill(0.5);
         }
         Plain {
+            coef_grads: vec![[0.0; 4]; gates.len()],
             gates,
             coefs,
             acts,
             patch_grads: table(0.0f32, INPUT_ROWS * TILE),
             grads,
-            coef_grads: vec![[0.0; 4]; GATES],
             plan,
         }
     }
 
-    /// Forward, forward again (backward's recomputation) and backward: 256 x 64
+    /// Bytes of one tile's activations: what backward's recomputation writes and reads.
+    fn table_bytes(&self) -> usize {
+        self.acts.len() * size_of::<f32>()
+    }
+
+    /// Forward, forward again (backward's recomputation) and backward: its gates x 64
     /// gate-lanes of an epoch's soft work.
     fn run(&mut self) {
         let rows = ForwardRows::Every {
@@ -142,19 +159,25 @@ impl Plain {
     }
 }
 
-/// Seconds per gate-lane of the plain kernel, every thread of the pool running it.
-fn plain_per_gate_lane(pool: &rayon::ThreadPool, plains: &mut [Plain], budget: Duration) -> f64 {
+/// Seconds per gate-lane of the plain kernel, every thread of the pool running it `reps`
+/// times per hand-out.
+fn plain_per_gate_lane(
+    pool: &rayon::ThreadPool,
+    plains: &mut [Plain],
+    budget: Duration,
+    reps: usize,
+) -> f64 {
     let mut runs = 0usize;
     let start = Instant::now();
     while runs == 0 || start.elapsed() < budget {
         pool.install(|| {
             plains
                 .par_iter_mut()
-                .for_each(|p| (0..16).for_each(|_| p.run()))
+                .for_each(|p| (0..reps).for_each(|_| p.run()))
         });
-        runs += 16;
+        runs += reps;
     }
-    let gate_lanes = (runs * plains.len() * GATES * TILE) as f64;
+    let gate_lanes = (runs * plains.len() * plains[0].gates.len() * TILE) as f64;
     start.elapsed().as_secs_f64() / gate_lanes
 }
 
@@ -207,18 +230,55 @@ fn main() {
         .flat_map(|&task| ["paper", "default"].map(|recipe| (task, recipe)))
         .map(|(task, recipe)| pool.install(|| workload(task, recipe)))
         .collect();
-    let mut plains: Vec<Plain> = (0..THREADS as u64).map(Plain::new).collect();
+    let mut plains: Vec<Plain> = (0..THREADS as u64).map(|s| Plain::new(s, 1)).collect();
     // Per workload and round: (epoch seconds, plain seconds per gate-lane).
     let mut measured = vec![Vec::new(); workloads.len()];
     for round in 0..rounds {
         for (w, m) in workloads.iter_mut().zip(&mut measured) {
-            let plain = plain_per_gate_lane(&pool, &mut plains, budget);
+            let plain = plain_per_gate_lane(&pool, &mut plains, budget, 16);
             let epoch = epoch_seconds(&pool, w, budget);
             m.push((epoch, plain));
         }
         eprintln!("round {} of {rounds} done", round + 1);
     }
     print_table(&workloads, &measured);
+    table_sizes(&pool, rounds, budget);
+}
+
+/// Layer counts of the plain kernel for [`table_sizes`]: a tile's table from 130 KiB
+/// (fits any L2) past the lizard's 3.1 MB.
+const LAYERS: [usize; 5] = [1, 4, 8, 16, 48];
+
+/// The plain kernel's cost per gate-lane against the size of a tile's table, as a
+/// multiple of one layer's, within each round: what a table that does not fit the L2
+/// costs the kernels alone. Every count runs 48 layers' gates per hand-out.
+fn table_sizes(pool: &rayon::ThreadPool, rounds: usize, budget: Duration) {
+    let mut sets: Vec<Vec<Plain>> = LAYERS
+        .iter()
+        .map(|&layers| (0..THREADS as u64).map(|s| Plain::new(s, layers)).collect())
+        .collect();
+    let mut measured = vec![Vec::new(); LAYERS.len()];
+    for _ in 0..rounds {
+        let times: Vec<f64> = sets
+            .iter_mut()
+            .zip(LAYERS)
+            .map(|(set, layers)| plain_per_gate_lane(pool, set, budget, 48 / layers))
+            .collect();
+        for (m, &t) in measured.iter_mut().zip(&times) {
+            m.push((t, t / times[0]));
+        }
+    }
+    println!();
+    println!("| plain kernel, layers of 256 gates | a tile's table | per gate-lane (ns) | against one layer |");
+    println!("|---:|---:|---:|---:|");
+    for ((set, layers), m) in sets.iter().zip(LAYERS).zip(&measured) {
+        println!(
+            "| {layers} | {} KiB | {:.3} | {:.2} |",
+            set[0].table_bytes() / 1024,
+            median(m.iter().map(|&(t, _)| t * 1e9).collect()),
+            median(m.iter().map(|&(_, r)| r).collect()),
+        );
+    }
 }
 
 fn print_table(workloads: &[Workload], measured: &[Vec<(f64, f64)>]) {
