@@ -228,6 +228,8 @@ fn a_diverging_run_stops_and_keeps_its_best_model() {
             "20",
             "--lr",
             "1e38",
+            "--attempts",
+            "1",
             "--save",
         ])
         .arg(&model)
@@ -236,6 +238,41 @@ fn a_diverging_run_stops_and_keeps_its_best_model() {
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(stderr.contains("made logits non-finite"), "{stderr}");
     assert!(stderr.contains("best model so far is saved"), "{stderr}");
+    logicars()
+        .args(["eval", "--model"])
+        .arg(&model)
+        .assert()
+        .success();
+}
+
+/// An attempt that diverges ends there, and the run goes on with the next; only the
+/// last attempt's divergence ends the run, with the best attempt's model saved.
+#[test]
+fn a_diverging_attempt_ends_and_the_next_one_trains() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.json");
+    let out = logicars()
+        .args([
+            "train",
+            "checkerboard",
+            "--small",
+            "--epochs",
+            "20",
+            "--lr",
+            "1e38",
+            "--attempts",
+            "2",
+            "--save",
+        ])
+        .arg(&model)
+        .assert()
+        .failure();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let ended = "attempt 1 of 2: the optimizer step of epoch";
+    assert!(stderr.contains(ended), "{stderr}");
+    assert!(stderr.contains("the attempt ends here"), "{stderr}");
+    assert!(stderr.contains("attempt 2 trains from seed"), "{stderr}");
+    assert!(stderr.contains("the best earlier attempt's model is saved"), "{stderr}");
     logicars()
         .args(["eval", "--model"])
         .arg(&model)

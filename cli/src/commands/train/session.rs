@@ -178,6 +178,12 @@ impl Session {
             ran += session.history.len() - resumed_at;
             let ending = match stopped {
                 Stop::Signal(code) => return session.end(keep).interrupted(code),
+                // One attempt's overflow is that attempt's failure, not the run's: it
+                // ends with the model it kept before, and the next attempt goes on.
+                Stop::Diverged(e) if session.attempts_follow() => {
+                    session.note_divergence(&e);
+                    Ending::Finished
+                }
                 Stop::Diverged(e) => return session.end(keep).diverged(&e),
                 Stop::Ended(ending) => ending,
             };
@@ -332,6 +338,22 @@ impl Session {
             &self.history,
             attempt,
         )
+    }
+
+    /// Whether the run has attempts after this one (none of its attempts so far being
+    /// exact, or the run would have ended).
+    fn attempts_follow(&self) -> bool {
+        let s = self.trainer.settings();
+        s.attempt < s.last_attempt()
+    }
+
+    /// Says that the attempt's loss or parameters stopped being finite, and that the
+    /// attempt ends there rather than the run.
+    fn note_divergence(&self, e: &TrainError) {
+        eprintln!(
+            "{}{e}: the attempt ends here (its gate search and check follow)",
+            attempt_label(self.trainer.settings(), self.attempts.len()).unwrap_or_default(),
+        );
     }
 
     /// Says that the attempt stopped for a stalled hard loss, or gave up far from its
