@@ -45,11 +45,13 @@ fn full_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
         ),
         TaskKind::Rule => rule_preset(full_preset(TaskKind::Gol)),
         TaskKind::Pattern => (
+            // 64 channels, not the lizard's 128: an epoch about half the cost for about
+            // as many exact attempts (docs/recipes.md#pattern).
             pattern(
                 PatternTarget::builtin(),
-                128,
+                64,
                 4,
-                widths(&[(512, 8)], &[256, 128]),
+                widths(&[(512, 8)], &[256, 128, 64]),
             ),
             // 1,750 epochs to grow, then 3,500 to hold (the recipe's hold from a third):
             // most attempts that end exact do so late in the hold.

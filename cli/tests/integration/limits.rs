@@ -58,7 +58,7 @@ fn a_sample_pool_too_large_for_memory_stops_at_once() {
     assert!(
         first.starts_with(
             "Error: training with --batch 1 on 24x24 grids for --steps 11 and 11 --hold-steps \
-             from a --pool of 1000000000000 states needs about 8.2 PB of memory"
+             from a --pool of 1000000000000 states needs about 4.1 PB of memory"
         ),
         "{got}"
     );
