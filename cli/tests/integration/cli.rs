@@ -272,7 +272,10 @@ fn a_diverging_attempt_ends_and_the_next_one_trains() {
     assert!(stderr.contains(ended), "{stderr}");
     assert!(stderr.contains("the attempt ends here"), "{stderr}");
     assert!(stderr.contains("attempt 2 trains from seed"), "{stderr}");
-    assert!(stderr.contains("the best earlier attempt's model is saved"), "{stderr}");
+    assert!(
+        stderr.contains("the best earlier attempt's model is saved"),
+        "{stderr}"
+    );
     logicars()
         .args(["eval", "--model"])
         .arg(&model)
