@@ -215,59 +215,39 @@ fn update_layers_set_the_saved_models_widths() {
     );
 }
 
-#[test]
-fn a_diverging_run_stops_and_keeps_its_best_model() {
+/// Trains the small checkerboard at a learning rate that overflows at once, with
+/// `attempts` attempts; checks that the run fails and that the model it saved can be
+/// evaluated, and returns its stderr.
+fn diverging_run(attempts: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m.json");
+    let small = ["train", "checkerboard", "--small", "--epochs", "20"];
     let out = logicars()
-        .args([
-            "train",
-            "checkerboard",
-            "--small",
-            "--epochs",
-            "20",
-            "--lr",
-            "1e38",
-            "--attempts",
-            "1",
-            "--save",
-        ])
+        .args(small)
+        .args(["--lr", "1e38", "--attempts", attempts, "--save"])
         .arg(&model)
         .assert()
         .failure();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    assert!(stderr.contains("made logits non-finite"), "{stderr}");
-    assert!(stderr.contains("best model so far is saved"), "{stderr}");
     logicars()
         .args(["eval", "--model"])
         .arg(&model)
         .assert()
         .success();
+    String::from_utf8(out.get_output().stderr.clone()).unwrap()
+}
+
+#[test]
+fn a_diverging_run_stops_and_keeps_its_best_model() {
+    let stderr = diverging_run("1");
+    assert!(stderr.contains("made logits non-finite"), "{stderr}");
+    assert!(stderr.contains("best model so far is saved"), "{stderr}");
 }
 
 /// An attempt that diverges ends there, and the run goes on with the next; only the
 /// last attempt's divergence ends the run, with the best attempt's model saved.
 #[test]
 fn a_diverging_attempt_ends_and_the_next_one_trains() {
-    let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("m.json");
-    let out = logicars()
-        .args([
-            "train",
-            "checkerboard",
-            "--small",
-            "--epochs",
-            "20",
-            "--lr",
-            "1e38",
-            "--attempts",
-            "2",
-            "--save",
-        ])
-        .arg(&model)
-        .assert()
-        .failure();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let stderr = diverging_run("2");
     let ended = "attempt 1 of 2: the optimizer step of epoch";
     assert!(stderr.contains(ended), "{stderr}");
     assert!(stderr.contains("the attempt ends here"), "{stderr}");
@@ -276,11 +256,6 @@ fn a_diverging_attempt_ends_and_the_next_one_trains() {
         stderr.contains("the best earlier attempt's model is saved"),
         "{stderr}"
     );
-    logicars()
-        .args(["eval", "--model"])
-        .arg(&model)
-        .assert()
-        .success();
 }
 
 #[test]
