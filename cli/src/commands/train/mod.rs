@@ -1,5 +1,6 @@
 //! `logicars train`: build the model, train it, save it; or resume a stopped run.
 
+mod attempt_lines;
 mod checkpoint;
 mod configure;
 mod finish;

@@ -20,9 +20,10 @@ use logicars::train::{
     TrainError, Trainer,
 };
 
+use super::attempt_lines::{announce, attempt_label, note_next_attempt, note_turns};
 use super::checkpoint::{save_checkpoint, Saved};
 use super::configure::{check_run_outputs, configure, ensure_training_fits, outputs, run_files};
-use super::finish::{choice_text, End, Run};
+use super::finish::{End, Run};
 use super::folder::{self, Claim};
 use super::schedule::{CheckpointEvery, Schedule};
 use super::stop::StopRequest;
@@ -171,7 +172,7 @@ impl Session {
         let wall = Instant::now();
         let mut ran = 0;
         loop {
-            announce(&self, threads);
+            announce(&self.trainer, self.attempts.len(), threads);
             let resumed_at = self.history.len();
             let (session, stopped) =
                 self.train_attempt(every, keep, until_exact, &stop, &mut clock)?;
@@ -394,42 +395,6 @@ impl Session {
     }
 }
 
-/// `attempt 2 of 4: `, for the lines of a run that may make several attempts; a run that
-/// goes on from `--attempt K` names the attempt as its summary does and counts its own
-/// (`attempt 5 (2 of 3): `).
-fn attempt_label(settings: &TrainSettings, finished: usize) -> Option<String> {
-    let first = settings.attempt - finished;
-    let several = settings.last_attempt() > first;
-    let (nth, of) = (
-        settings.attempt - first + 1,
-        settings.last_attempt() - first + 1,
-    );
-    several.then(|| match first {
-        1 => format!("attempt {nth} of {of}: "),
-        _ => format!("attempt {} ({nth} of {of}): ", settings.attempt),
-    })
-}
-
-/// Says why the run goes on with another attempt.
-fn note_next_attempt(last: &AttemptRecord, next: &TrainSettings) {
-    let yes = |b: bool| if b { "yes" } else { "no" };
-    let measures = match (last.grows, last.holds, last.regrows) {
-        (Some(g), Some(h), r) => {
-            let regrows = r.map_or(String::new(), |r| format!(", regrows {}", yes(r)));
-            format!("; grows {}, holds {}{regrows}", yes(g), yes(h))
-        }
-        _ => String::new(),
-    };
-    eprintln!(
-        "attempt {} is not exact ({:.2}% of the fresh check right{measures}); attempt {} \
-         trains from seed {}",
-        last.attempt,
-        100.0 * last.fresh_accuracy,
-        next.attempt,
-        next.attempt_seed()
-    );
-}
-
 /// The checkpoint file a `--resume` argument names.
 fn checkpoint_in(run: &Path) -> Result<PathBuf> {
     if !run.is_dir() {
@@ -463,41 +428,4 @@ fn with_batches(trainer: Trainer, path: Option<&Path>) -> Result<Trainer> {
         );
     }
     Ok(trainer.with_batches(batches)?)
-}
-
-/// Says where the run turned after `epoch`: which start it goes on with, after the epoch
-/// that chose it, and when it goes on to its finish's grids (`--finish-size`).
-fn note_turns(trainer: &Trainer, epoch: usize, progress: &Progress) {
-    if let Some(choice) = trainer.chosen().filter(|c| c.epoch == epoch) {
-        let starts = trainer.settings().recipe.starts;
-        progress.note(&format!("epoch {epoch}: {}", choice_text(choice, starts)));
-    }
-    if trainer.finishing_from() == Some(epoch) {
-        let side = trainer.settings().recipe.finish_size;
-        progress.note(&format!(
-            "epoch {epoch}: the kept model's batch is right; the rest of the attempt trains \
-             on {side}x{side} grids (--finish-size)"
-        ));
-    }
-}
-
-fn announce(session: &Session, threads: usize) {
-    let (trainer, attempts) = (&session.trainer, session.attempts.len());
-    let (model, s) = (&trainer.model, trainer.settings());
-    let verb = match trainer.epochs_done() {
-        0 => "Training".to_string(),
-        done => format!("Resuming after epoch {done}:"),
-    };
-    let attempt = attempt_label(s, attempts)
-        .map(|label| format!(" ({}seed {})", label, s.attempt_seed()))
-        .unwrap_or_default();
-    eprintln!(
-        "{verb} {} ({} gates, {} per cell step) for {} epochs, batch {}, {} steps, {threads} threads{attempt}",
-        model.config.task.name(),
-        model.gate_count(),
-        model.config.gates_per_cell_step(),
-        s.epochs,
-        s.batch,
-        model.config.steps,
-    );
 }
