@@ -106,7 +106,7 @@ fn bench_epochs(
 }
 
 /// One epoch of each of the paper's other experiments with its default recipe: the
-/// growing tasks roll out 64 channels per cell (the paper's lizard 128), where the
+/// growing tasks roll out 64 (coloured G) and 128 (lizard) channels per cell, where the
 /// checkerboard's 8 tuned the kernels.
 fn epoch_task(c: &mut Criterion) {
     let mut group = c.benchmark_group("epoch-task");

@@ -237,10 +237,8 @@ impl Override {
             (Target::Switch(field), KnobValue::Switch(on)) => *field(config, settings) = on,
             // The recipe decides the lizard's grid and steps (fitted to its target by
             // the default, the paper's otherwise): the fit every run makes once its flags
-            // are applied sets them ([`super::preset_with`]). Its model is set here, so
-            // that `--channels` still changes it.
+            // are applied sets them ([`super::preset_with`]).
             (Target::Recipe, KnobValue::Recipe(name)) => {
-                super::lizard_model_for(name, config);
                 settings.recipe = super::recipe_for(name, config);
             }
             (Target::Parametrization, KnobValue::Parametrization(p)) => {

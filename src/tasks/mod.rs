@@ -12,8 +12,8 @@ mod thumbnail;
 
 pub use knobs::{Knob, KnobValue, Override, KNOBS};
 pub use presets::{
-    check_target_channels, lizard_model_for, pattern, preset, recipe_for, set_channels,
-    use_observed, use_rule, use_target,
+    check_target_channels, pattern, preset, recipe_for, set_channels, use_observed, use_rule,
+    use_target,
 };
 pub use rule_step::life_generation;
 

@@ -45,20 +45,24 @@ fn full_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
         ),
         TaskKind::Rule => rule_preset(full_preset(TaskKind::Gol)),
         TaskKind::Pattern => (
-            {
-                let (channels, update) = patterns_model();
-                pattern(PatternTarget::builtin(), channels, 4, update)
-            },
+            // 64 channels, not the lizard's 128: an epoch about half the cost for about
+            // as many exact attempts (docs/recipes.md#pattern).
+            pattern(
+                PatternTarget::builtin(),
+                64,
+                4,
+                widths(&[(512, 8)], &[256, 128, 64]),
+            ),
             // 1,750 epochs to grow, then 3,500 to hold (the recipe's hold from a third):
             // most attempts that end exact do so late in the hold.
             settings(0, 5250, 1, 0.06),
         ),
-        // The pattern's model and epochs: the lizard is grown and kept as any pattern is.
-        // Another recipe takes it to the paper's model ([`lizard_model_for`]).
-        TaskKind::Lizard => {
-            let (channels, update) = lizards_model(RecipeName::DEFAULT);
-            (lizard(channels, update), settings(0, 5250, 1, 0.06))
-        }
+        // The pattern's epochs (the lizard is grown and kept as any pattern is), on the
+        // paper's model of 128 channels, which the notebook's replay needs.
+        TaskKind::Lizard => (
+            lizard(128, widths(&[(512, 8)], &[256, 128])),
+            settings(0, 5250, 1, 0.06),
+        ),
         TaskKind::ColoredG => (
             colored_g(64, widths(&[(512, 8)], &[256, 128, 64])),
             settings(0, 3000, 1, 0.06),
@@ -117,37 +121,6 @@ pub fn recipe_for(name: RecipeName, config: &ModelConfig) -> Recipe {
     let reach = config.pattern.as_ref().and_then(pattern_geometry::reach);
     pattern_geometry::hold_as_it_grows(&mut recipe, config.task, config.steps, reach, &[]);
     recipe
-}
-
-/// The full lizard's model for a run on `recipe`: the default recipe's is the pattern's
-/// (64 channels: an epoch about half the cost of 128, more exact attempts an hour), any
-/// other recipe's the notebook's 128 channels, as its grid is the notebook's (the replay
-/// starts from the notebook's parameters). A model changed otherwise (`--small`,
-/// `--update-layers`, `--channels` given before) is left as it is.
-pub fn lizard_model_for(recipe: RecipeName, config: &mut ModelConfig) {
-    let models = [RecipeName::DEFAULT, RecipeName::Paper].map(lizards_model);
-    let preset_model = models
-        .iter()
-        .any(|(channels, update)| config.channels == *channels && config.update_layers == *update);
-    if config.task != TaskKind::Lizard || !preset_model {
-        return;
-    }
-    (config.channels, config.update_layers) = lizards_model(recipe);
-}
-
-/// The lizard's channels and update layers on `recipe` (see [`lizard_model_for`]).
-fn lizards_model(recipe: RecipeName) -> (usize, Vec<usize>) {
-    match recipe {
-        RecipeName::Converge => patterns_model(),
-        _ => (128, widths(&[(512, 8)], &[256, 128])),
-    }
-}
-
-/// The pattern's channels and update layers: 64 channels, not the paper's 128 of the
-/// lizard: an epoch about half the cost for about as many exact attempts
-/// (docs/recipes.md#pattern).
-fn patterns_model() -> (usize, Vec<usize>) {
-    (64, widths(&[(512, 8)], &[256, 128, 64]))
 }
 
 /// Gives a model `channels` bits per cell: the last update layer gets one gate per
@@ -398,33 +371,6 @@ mod tests {
         let (_, s) = preset(TaskKind::Pattern, false);
         assert_eq!(s.epochs, 5250);
         assert_eq!(s.recipe.hold_begins_inside(s.epochs), Some(1751));
-    }
-
-    /// The lizard trains the pattern's model by default and the notebook's on its
-    /// recipe; the recipe does not undo a model the user changed.
-    #[test]
-    fn the_lizards_model_follows_its_recipe() {
-        let paper = crate::tasks::Override::recipe(RecipeName::Paper);
-        let (default, _) = preset(TaskKind::Lizard, false);
-        let (pattern, _) = preset(TaskKind::Pattern, false);
-        assert_eq!(default.channels, 64);
-        assert_eq!(default.update_layers, pattern.update_layers);
-        let (mut config, mut settings) = preset(TaskKind::Lizard, false);
-        paper.apply(&mut config, &mut settings);
-        assert_eq!(config.channels, 128);
-        assert_eq!(config.update_layers, widths(&[(512, 8)], &[256, 128]));
-        crate::tasks::Override::recipe(RecipeName::Converge).apply(&mut config, &mut settings);
-        assert_eq!(
-            (config.channels, &config.update_layers),
-            (default.channels, &default.update_layers)
-        );
-        let (mut small, mut settings) = preset(TaskKind::Lizard, true);
-        paper.apply(&mut small, &mut settings);
-        assert_eq!(small.channels, 16, "a small model stays small");
-        let (mut wider, mut settings) = preset(TaskKind::Lizard, false);
-        set_channels(&mut wider, 96).unwrap();
-        paper.apply(&mut wider, &mut settings);
-        assert_eq!(wider.channels, 96, "the user's channels stay");
     }
 
     #[test]
