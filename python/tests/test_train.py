@@ -93,6 +93,11 @@ def test_a_progress_callback_sees_every_epoch_and_can_stop_the_run():
     assert run.model.gate_count > 0
 
 
+# Seconds an interrupted run may take to return (a poll, its epoch, the fresh check). A
+# host whose two cores are busy with other work has taken 0.56 s.
+STOPS_WITHIN = 2.0
+
+
 def interrupted_run(interrupt, task="checkerboard-async"):
     """A run interrupted a second in by `interrupt`, and the seconds it took to return
     after that."""
@@ -111,8 +116,10 @@ def test_ctrl_c_stops_the_run_after_its_epoch_and_keeps_its_model(tmp_path):
     assert run.interrupted
     planned = logicars.presets()["checkerboard-async"]["epochs"]
     assert 1 <= run.attempts[-1]["epochs"] < planned
-    # The epoch in progress (a few ms) and the fresh check of the model kept.
-    assert seconds < 0.5, seconds
+    # The epoch in progress (a few ms) and the fresh check of the model kept: well under
+    # a second on a quiet host; the bound leaves room for a loaded one, and is still a
+    # small part of the run's planned epochs.
+    assert seconds < STOPS_WITHIN, seconds
     run.model.save(tmp_path / "model.json")
     assert logicars.Model.load(tmp_path / "model.json").to_json() == run.model.to_json()
 
@@ -121,7 +128,7 @@ def test_an_interrupt_raised_in_python_stops_the_run_too():
     """KeyboardInterrupt without a signal (`_thread.interrupt_main`), seen at a poll."""
     run, seconds = interrupted_run(_thread.interrupt_main)
     assert run.interrupted
-    assert seconds < 0.5, seconds
+    assert seconds < STOPS_WITHIN, seconds
 
 
 def test_a_second_interrupt_stops_waiting(monkeypatch):
