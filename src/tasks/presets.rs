@@ -58,7 +58,8 @@ fn full_preset(kind: TaskKind) -> (ModelConfig, TrainSettings) {
             settings(0, 5250, 1, 0.06),
         ),
         // The pattern's epochs (the lizard is grown and kept as any pattern is), on the
-        // paper's model of 128 channels, which the notebook's replay needs.
+        // paper's model of 128 channels, which the notebook's replay needs; at the
+        // pattern's 64 an attempt was not clearly sooner (docs/recipes.md#what-is-left).
         TaskKind::Lizard => (
             lizard(128, widths(&[(512, 8)], &[256, 128])),
             settings(0, 5250, 1, 0.06),
